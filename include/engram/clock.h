@@ -1,0 +1,39 @@
+// Clock: the seam for time. The engine never reads the system clock except
+// through one of these, so tests can pin "now".
+//
+// Thread-safety: implementations must be safe to call from any thread.
+#ifndef ENGRAM_CLOCK_H_
+#define ENGRAM_CLOCK_H_
+
+#include <cstdint>
+#include <memory>
+
+namespace engram {
+
+// Milliseconds since the Unix epoch, UTC.
+using Timestamp = int64_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Timestamp NowMillis() const = 0;
+};
+
+// The process-wide wall clock (std::chrono::system_clock).
+std::shared_ptr<const Clock> SystemClock();
+
+// A clock that returns what it was last set to; for tests.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(Timestamp now) : now_(now) {}
+  Timestamp NowMillis() const override { return now_; }
+  void Set(Timestamp now) { now_ = now; }
+  void AdvanceMillis(int64_t delta) { now_ += delta; }
+
+ private:
+  Timestamp now_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_CLOCK_H_

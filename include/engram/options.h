@@ -1,0 +1,91 @@
+// Options for the engine and for one search. Every field states its unit and
+// default; src/config fills them from defaults < file < environment < flags.
+#ifndef ENGRAM_OPTIONS_H_
+#define ENGRAM_OPTIONS_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engram/clock.h"
+
+namespace engram {
+
+// BM25 over content and tags (DESIGN §4), Lucene idf.
+struct Bm25Options {
+  // Term-frequency saturation. Higher lets repeated terms count for more.
+  // Default 0.9 (Anserini's); range [0, 10].
+  double k1 = 0.9;
+  // Length normalisation, 0 = none, 1 = full. Default 0.4; range [0, 1].
+  double b = 0.4;
+  // Weight of a term found in the tags relative to one in the content.
+  // Default 0.5; 0 makes tags unsearchable; range [0, 10].
+  double tag_boost = 0.5;
+};
+
+// Recency x use (DESIGN §4).
+struct TemporalOptions {
+  // Days for the recency factor to halve. Default 30; range (0, 36500].
+  double half_life_days = 30.0;
+};
+
+// How the signals are combined into one score.
+enum class FusionMode {
+  kBlended,   // min-max normalised weighted sum of every signal present
+  kLexical,   // BM25 only
+  kTemporal,  // recency x use only
+};
+
+// Weights of the blended score. Negative weights count as 0; when all are 0
+// the defaults are used. Weights of signals that are absent (no vectors yet)
+// are dropped and the rest renormalised to sum to 1.
+struct FusionWeights {
+  double semantic = 0.55;  // default 0.55
+  double lexical = 0.30;   // default 0.30
+  double temporal = 0.15;  // default 0.15
+};
+
+struct FusionOptions {
+  FusionWeights weights;
+  // When the query yields no lexical candidates, fall back to ranking every
+  // fact of the scope by temporal score. Default true (the seed's behaviour).
+  bool temporal_fallback = true;
+};
+
+// Limits that protect the store from bad input.
+struct LimitOptions {
+  // Largest accepted fact content, in bytes. Default 1 MiB.
+  size_t max_content_bytes = 1 << 20;
+  // Most tags on one fact. Default 64.
+  size_t max_tags = 64;
+  // Largest metadata object, serialised, in bytes. Default 64 KiB.
+  size_t max_metadata_bytes = 64 << 10;
+};
+
+struct EngineOptions {
+  // SQLite database file; created with its directory when missing.
+  // Default: $ENGRAM_HOME/memory.db (filled in by src/config).
+  std::string db_path;
+  // Refuse to create a missing database (for read-only commands).
+  bool create_if_missing = true;
+  Bm25Options bm25;
+  TemporalOptions temporal;
+  FusionOptions fusion;
+  LimitOptions limits;
+  // Time source; null means the system clock.
+  std::shared_ptr<const Clock> clock;
+};
+
+// One search call.
+struct SearchOptions {
+  size_t k = 10;                   // results wanted; default 10
+  std::vector<std::string> scopes;  // empty means {"default"}
+  FusionMode mode = FusionMode::kBlended;
+  bool explain = false;            // fill SearchHit::explanation
+  bool record_access = true;       // bump access_count/last_accessed of hits
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_OPTIONS_H_

@@ -1,0 +1,15 @@
+// Hashing helpers (OpenSSL). Thread-safe.
+#ifndef ENGRAM_SRC_COMMON_HASH_H_
+#define ENGRAM_SRC_COMMON_HASH_H_
+
+#include <string>
+#include <string_view>
+
+namespace engram {
+
+// Lower-case hex of the SHA-256 of `data` (64 chars).
+std::string Sha256Hex(std::string_view data);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_COMMON_HASH_H_
