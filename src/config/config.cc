@@ -1,0 +1,273 @@
+#include "src/config/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace engram {
+namespace {
+
+enum class KeyType { kDouble, kInt, kString, kBool, kMode };
+
+struct KeyDef {
+  const char* key;
+  KeyType type;
+  double min;
+  double max;
+  const char* help;
+  std::function<std::string(const ResolvedConfig&)> get;
+  std::function<void(ResolvedConfig*, const std::string&)> set;
+};
+
+std::string FormatDouble(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+#define ENGRAM_DOUBLE_KEY(name, field, lo, hi, text)                            \
+  KeyDef {                                                                    \
+    name, KeyType::kDouble, lo, hi, text,                                     \
+        [](const ResolvedConfig& c) { return FormatDouble(c.field); },        \
+        [](ResolvedConfig* c, const std::string& v) { c->field = std::stod(v); } \
+  }
+
+const std::vector<KeyDef>& Keys() {
+  static const std::vector<KeyDef> keys = {
+      {"home", KeyType::kString, 0, 0,
+       "data directory; default $XDG_DATA_HOME/engram or ~/.local/share/engram",
+       [](const ResolvedConfig& c) { return c.home; },
+       [](ResolvedConfig* c, const std::string& v) { c->home = v; }},
+      {"db", KeyType::kString, 0, 0, "SQLite database file; default <home>/memory.db",
+       [](const ResolvedConfig& c) { return c.engine.db_path; },
+       [](ResolvedConfig* c, const std::string& v) { c->engine.db_path = v; }},
+      {"search.k", KeyType::kInt, 1, 10000, "results per search; default 10",
+       [](const ResolvedConfig& c) { return std::to_string(c.search_k); },
+       [](ResolvedConfig* c, const std::string& v) { c->search_k = std::stoul(v); }},
+      {"search.mode", KeyType::kMode, 0, 0, "fusion: blended | lexical | temporal; default blended",
+       [](const ResolvedConfig& c) { return std::string(FusionModeName(c.search_mode)); },
+       [](ResolvedConfig* c, const std::string& v) { c->search_mode = *ParseFusionMode(v); }},
+      ENGRAM_DOUBLE_KEY("bm25.k1", engine.bm25.k1, 0, 10,
+                        "BM25 term-frequency saturation; default 0.9"),
+      ENGRAM_DOUBLE_KEY("bm25.b", engine.bm25.b, 0, 1,
+                        "BM25 length normalisation, 0 none .. 1 full; default 0.4"),
+      ENGRAM_DOUBLE_KEY("bm25.tag_boost", engine.bm25.tag_boost, 0, 10,
+                        "weight of a tag match relative to content; default 0.5"),
+      ENGRAM_DOUBLE_KEY("temporal.half_life_days", engine.temporal.half_life_days, 0.001, 36500,
+                        "days for recency to halve; default 30"),
+      ENGRAM_DOUBLE_KEY("fusion.w_semantic", engine.fusion.weights.semantic, 0, 1,
+                        "blend weight of the semantic signal; default 0.55"),
+      ENGRAM_DOUBLE_KEY("fusion.w_lexical", engine.fusion.weights.lexical, 0, 1,
+                        "blend weight of the lexical signal; default 0.30"),
+      ENGRAM_DOUBLE_KEY("fusion.w_temporal", engine.fusion.weights.temporal, 0, 1,
+                        "blend weight of the temporal signal; default 0.15"),
+      {"fusion.temporal_fallback", KeyType::kBool, 0, 0,
+       "rank by recency when nothing matches; default true",
+       [](const ResolvedConfig& c) {
+         return std::string(c.engine.fusion.temporal_fallback ? "true" : "false");
+       },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.fusion.temporal_fallback = v == "true";
+       }},
+      {"limits.max_content_bytes", KeyType::kInt, 16, 64 << 20,
+       "largest fact content in bytes; default 1048576",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_content_bytes); },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.limits.max_content_bytes = std::stoul(v);
+       }},
+  };
+  return keys;
+}
+
+std::string EnvName(const std::string& key) {
+  std::string out = "ENGRAM_";
+  for (char c : key) out += c == '.' ? '_' : static_cast<char>(std::toupper(c));
+  return out;
+}
+
+// Checks `raw` for `def`; returns the canonical text to apply, clamping
+// numbers into range (with a warning) or an error for unparsable text.
+Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string* warning) {
+  switch (def.type) {
+    case KeyType::kString:
+      if (raw.empty()) return InvalidArgument("empty value");
+      return raw;
+    case KeyType::kMode: {
+      auto m = ParseFusionMode(raw);
+      if (!m.ok()) return m.status();
+      return std::string(FusionModeName(*m));
+    }
+    case KeyType::kBool: {
+      std::string v = raw;
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (v == "true" || v == "1" || v == "yes" || v == "on") return std::string("true");
+      if (v == "false" || v == "0" || v == "no" || v == "off") return std::string("false");
+      return InvalidArgument("'" + raw + "' is not a boolean");
+    }
+    case KeyType::kDouble:
+    case KeyType::kInt: {
+      char* end = nullptr;
+      const double v = std::strtod(raw.c_str(), &end);
+      if (raw.empty() || end != raw.c_str() + raw.size() || !std::isfinite(v)) {
+        return InvalidArgument("'" + raw + "' is not a number");
+      }
+      if (def.type == KeyType::kInt && v != std::floor(v)) {
+        return InvalidArgument("'" + raw + "' is not a whole number");
+      }
+      const double clamped = std::clamp(v, def.min, def.max);
+      if (clamped != v) {
+        *warning = "clamped " + raw + " to " + FormatDouble(clamped) + " (range " +
+                   FormatDouble(def.min) + ".." + FormatDouble(def.max) + ")";
+      }
+      if (def.type == KeyType::kInt) return std::to_string(static_cast<long long>(clamped));
+      return FormatDouble(clamped);
+    }
+  }
+  return Internal("config: unknown key type");
+}
+
+// The value of `key` in the TOML table, as text, or nullopt.
+std::optional<std::string> TomlValue(const toml::table& table, const std::string& key) {
+  const toml::node_view<const toml::node> node = table.at_path(key);
+  if (!node) return std::nullopt;
+  if (auto s = node.value<std::string>()) return *s;
+  if (auto b = node.value<bool>()) return std::string(*b ? "true" : "false");
+  if (node.is_integer()) return std::to_string(*node.value<int64_t>());
+  if (auto d = node.value<double>()) return FormatDouble(*d);
+  return std::string("<unsupported TOML type>");
+}
+
+void CollectTomlKeys(const toml::table& table, const std::string& prefix,
+                     std::vector<std::string>* out) {
+  for (const auto& [k, v] : table) {
+    const std::string name = prefix.empty() ? std::string(k.str())
+                                            : prefix + "." + std::string(k.str());
+    if (const toml::table* sub = v.as_table()) {
+      CollectTomlKeys(*sub, name, out);
+    } else {
+      out->push_back(name);
+    }
+  }
+}
+
+}  // namespace
+
+Environment ProcessEnvironment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());  // NOLINT(concurrency-mt-unsafe)
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::string_view ConfigSourceName(ConfigSource source) {
+  switch (source) {
+    case ConfigSource::kDefault: return "default";
+    case ConfigSource::kFile: return "file";
+    case ConfigSource::kEnvironment: return "env";
+    case ConfigSource::kFlag: return "flag";
+  }
+  return "?";
+}
+
+Result<FusionMode> ParseFusionMode(const std::string& text) {
+  if (text == "blended") return FusionMode::kBlended;
+  if (text == "lexical") return FusionMode::kLexical;
+  if (text == "temporal") return FusionMode::kTemporal;
+  return InvalidArgument("unknown mode '" + text + "' (expected blended, lexical or temporal)");
+}
+
+std::string_view FusionModeName(FusionMode mode) {
+  switch (mode) {
+    case FusionMode::kBlended: return "blended";
+    case FusionMode::kLexical: return "lexical";
+    case FusionMode::kTemporal: return "temporal";
+  }
+  return "?";
+}
+
+Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags) {
+  ResolvedConfig config;
+  const std::string user_home = env("HOME").value_or(".");
+  if (auto xdg = env("XDG_DATA_HOME"); xdg && !xdg->empty()) {
+    config.home = *xdg + "/engram";
+  } else {
+    config.home = user_home + "/.local/share/engram";
+  }
+  if (auto path = env("ENGRAM_CONFIG"); path && !path->empty()) {
+    config.config_path = *path;
+  } else if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
+    config.config_path = *xdg + "/engram/config.toml";
+  } else {
+    config.config_path = user_home + "/.config/engram/config.toml";
+  }
+
+  toml::table file;
+  std::error_code ec;
+  if (std::filesystem::exists(config.config_path, ec)) {
+    try {
+      file = toml::parse_file(config.config_path);
+    } catch (const toml::parse_error& e) {
+      std::ostringstream where;
+      where << e.source().begin;
+      return InvalidArgument("config: read '" + config.config_path + "': " +
+                             std::string(e.description()) + " at " + where.str());
+    }
+    std::vector<std::string> present;
+    CollectTomlKeys(file, "", &present);
+    for (const auto& k : present) {
+      const bool known = std::any_of(Keys().begin(), Keys().end(),
+                                     [&](const KeyDef& d) { return k == d.key; });
+      if (!known) {
+        config.warnings.push_back("config: unknown key '" + k + "' in " + config.config_path +
+                                  " (ignored)");
+      }
+    }
+  }
+
+  for (const KeyDef& def : Keys()) {
+    if (std::string(def.key) == "db") config.engine.db_path = config.home + "/memory.db";
+    ConfigEntry entry{def.key, def.get(config), ConfigSource::kDefault, "", def.help};
+    struct Layer {
+      ConfigSource source;
+      std::string origin;
+      std::optional<std::string> value;
+    };
+    const std::string env_name = EnvName(def.key);
+    const auto flag = flags.find(def.key);
+    const Layer layers[] = {
+        {ConfigSource::kFile, config.config_path, TomlValue(file, def.key)},
+        {ConfigSource::kEnvironment, env_name, env(env_name)},
+        {ConfigSource::kFlag, "--" + std::string(def.key),
+         flag == flags.end() ? std::nullopt : std::optional<std::string>(flag->second)},
+    };
+    for (const Layer& layer : layers) {
+      if (!layer.value) continue;
+      std::string warning;
+      auto checked = Check(def, *layer.value, &warning);
+      if (!checked.ok()) {
+        config.warnings.push_back("config: " + std::string(def.key) + " from " + layer.origin +
+                                  ": " + checked.status().message() + "; keeping " +
+                                  entry.value);
+        continue;
+      }
+      if (!warning.empty()) {
+        config.warnings.push_back("config: " + std::string(def.key) + " from " + layer.origin +
+                                  ": " + warning);
+      }
+      def.set(&config, *checked);
+      entry.value = *checked;
+      entry.source = layer.source;
+      entry.origin = layer.origin;
+    }
+    config.entries.push_back(std::move(entry));
+  }
+  return config;
+}
+
+}  // namespace engram

@@ -1,0 +1,69 @@
+// Configuration: EngineOptions and CLI defaults resolved from
+// defaults < config file < environment < flags (DESIGN §8).
+//
+// The config file is TOML at $ENGRAM_CONFIG (default
+// ~/.config/engram/config.toml); keys are dotted names ("bm25.k1" is
+// `k1 = ...` under `[bm25]`). Each key has one canonical environment
+// variable, ENGRAM_<KEY> with dots as underscores, upper-case. Out-of-range
+// numbers are clamped and unparsable values refused, each with a warning
+// that names the key and where the value came from; a refused value leaves
+// the lower-precedence one in force.
+//
+// This module is the only one that reads the environment, and only through
+// the Environment it is given.
+#ifndef ENGRAM_SRC_CONFIG_CONFIG_H_
+#define ENGRAM_SRC_CONFIG_CONFIG_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/options.h"
+#include "engram/status.h"
+
+namespace engram {
+
+// Looks up an environment variable; nullopt when unset.
+using Environment = std::function<std::optional<std::string>(const std::string&)>;
+
+// The process environment (getenv).
+Environment ProcessEnvironment();
+
+enum class ConfigSource { kDefault, kFile, kEnvironment, kFlag };
+std::string_view ConfigSourceName(ConfigSource source);
+
+// One effective setting and where it came from.
+struct ConfigEntry {
+  std::string key;      // "bm25.k1"
+  std::string value;    // as text
+  ConfigSource source = ConfigSource::kDefault;
+  std::string origin;   // the file path, variable name or flag; empty for defaults
+  std::string help;     // one line: unit, default, trade-off
+};
+
+struct ResolvedConfig {
+  EngineOptions engine;
+  std::string home;          // data directory
+  std::string config_path;   // the file consulted (may not exist)
+  size_t search_k = 10;
+  FusionMode search_mode = FusionMode::kBlended;
+  std::vector<ConfigEntry> entries;   // every key, in a stable order
+  std::vector<std::string> warnings;  // clamped or refused values
+};
+
+// Flags given on the command line, by key ("db", "search.k", ...).
+using ConfigFlags = std::map<std::string, std::string>;
+
+// Resolves every key. Fails only when the config file exists but cannot be
+// read or parsed; bad values become warnings.
+Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags);
+
+// Parses "blended" / "lexical" / "temporal".
+Result<FusionMode> ParseFusionMode(const std::string& text);
+std::string_view FusionModeName(FusionMode mode);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_CONFIG_CONFIG_H_

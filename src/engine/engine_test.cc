@@ -1,0 +1,254 @@
+// The engine end to end on a real SQLite file: add, merge, search modes,
+// access recording, forget, export/import round trip, atomic imports.
+#include "engram/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+constexpr Timestamp kDay = 86400000;
+constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Reopen(); }
+
+  void Reopen() {
+    engine_.reset();
+    EngineOptions o;
+    o.db_path = dir_.File("memory.db");
+    o.clock = clock_;
+    auto engine = Engine::Open(o);
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    engine_ = std::move(*engine);
+  }
+
+  Fact Add(const std::string& content, std::vector<std::string> tags = {},
+           std::optional<Timestamp> created = std::nullopt, const std::string& scope = "default") {
+    NewFact f;
+    f.content = content;
+    f.tags = std::move(tags);
+    f.created_at = created;
+    f.scope = scope;
+    auto r = engine_->Add(f);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->fact : Fact{};
+  }
+
+  std::vector<std::string> Contents(const std::string& q, FusionMode mode, size_t k = 10) {
+    SearchOptions o;
+    o.mode = mode;
+    o.k = k;
+    o.record_access = false;
+    auto r = engine_->Search(q, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> out;
+    for (const auto& h : r->hits) out.push_back(h.fact.content);
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(EngineTest, AddingTheSameTextMergesInsteadOfDuplicating) {
+  const Fact a = Add("Postgres listens on 5433", {"db"});
+  clock_->AdvanceMillis(1000);
+  NewFact again;
+  again.content = "postgres   listens on 5433";
+  again.tags = {"ports"};
+  auto r = engine_->Add(again);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->created);
+  EXPECT_EQ(r->fact.id, a.id);
+  EXPECT_EQ(r->fact.tags, (std::vector<std::string>{"db", "ports"}));
+  EXPECT_EQ(r->fact.updated_at, kNow + 1000);
+  EXPECT_EQ(r->fact.created_at, kNow);
+  EXPECT_EQ(engine_->Stats()->facts, 1);
+  // The merged tag is searchable.
+  EXPECT_EQ(Contents("ports", FusionMode::kLexical).size(), 1u);
+}
+
+TEST_F(EngineTest, LexicalModeRanksByBm25) {
+  Add("The billing service deploys on Thursdays");
+  Add("Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
+  Add("Lunch is at noon");
+  const auto got = Contents("deploy checklist", FusionMode::kLexical);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], "Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
+}
+
+TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
+  Add("Editor: VS Code with vim keys", {}, kNow - 400 * kDay);
+  Add("Editor: Neovim with lazy.nvim", {}, kNow - 2 * kDay);
+  const auto got = Contents("editor", FusionMode::kBlended);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], "Editor: Neovim with lazy.nvim");
+}
+
+TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnly) {
+  Add("old fact", {}, kNow - 100 * kDay);
+  Add("new fact", {}, kNow - 1 * kDay);
+  SearchOptions o;
+  o.record_access = false;
+  auto r = engine_->Search("zebra quantum", o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->temporal_fallback);
+  ASSERT_EQ(r->hits.size(), 2u);
+  EXPECT_EQ(r->hits[0].fact.content, "new fact");
+  EXPECT_TRUE(Contents("zebra quantum", FusionMode::kLexical).empty());
+}
+
+TEST_F(EngineTest, SearchRecordsAccessUnlessToldNot) {
+  const Fact f = Add("remember the milk");
+  clock_->AdvanceMillis(5 * kDay);
+  SearchOptions o;
+  ASSERT_TRUE(engine_->Search("milk", o).ok());
+  auto got = engine_->Get("default", f.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->access_count, 1);
+  EXPECT_EQ(got->last_accessed, kNow + 5 * kDay);
+  o.record_access = false;
+  ASSERT_TRUE(engine_->Search("milk", o).ok());
+  EXPECT_EQ(engine_->Get("default", f.id)->access_count, 1);
+}
+
+TEST_F(EngineTest, ExplainCarriesSignalsWeightsAndTerms) {
+  Add("Use ripgrep for code search", {}, kNow - 30 * kDay);
+  SearchOptions o;
+  o.explain = true;
+  o.record_access = false;
+  auto r = engine_->Search("ripgrep search", o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->hits.size(), 1u);
+  const Explanation& e = r->hits[0].explanation;
+  EXPECT_TRUE(e.lexical.present);
+  EXPECT_GT(e.lexical.raw, 0.0);
+  EXPECT_NEAR(e.temporal.raw, 0.5, 1e-9);  // one half-life old, never used
+  EXPECT_NEAR(e.weights.lexical + e.weights.temporal, 1.0, 1e-12);
+  EXPECT_EQ(e.matched_terms, (std::vector<std::string>{"ripgrep", "search"}));
+  EXPECT_DOUBLE_EQ(e.final_score, r->hits[0].score);
+}
+
+TEST_F(EngineTest, ScopesIsolateSearchesAndForgets) {
+  Add("alpha secret", {}, std::nullopt, "a");
+  Add("alpha public", {}, std::nullopt, "b");
+  SearchOptions o;
+  o.scopes = {"a"};
+  auto r = engine_->Search("alpha", o);
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_EQ(r->hits[0].fact.scope, "a");
+  ForgetRequest forget;
+  forget.scope = "a";
+  forget.whole_scope = true;
+  EXPECT_EQ(*engine_->Forget(forget), 1);
+  EXPECT_EQ(engine_->Stats()->facts, 1);
+}
+
+TEST_F(EngineTest, ForgetByIdIsAllOrNothing) {
+  const Fact a = Add("keep me?");
+  ForgetRequest forget;
+  forget.ids = {a.id, "abcdabcdabcd"};
+  EXPECT_EQ(engine_->Forget(forget).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Stats()->facts, 1);
+  forget.ids = {a.id.substr(0, 8)};
+  EXPECT_EQ(*engine_->Forget(forget), 1);
+  EXPECT_EQ(Contents("keep", FusionMode::kLexical).size(), 0u);
+}
+
+TEST_F(EngineTest, ImportIsAtomic) {
+  Add("already here");
+  std::vector<NewFact> batch(3);
+  batch[0].content = "one";
+  batch[1].content = "two";
+  batch[2].content = "";  // bad
+  auto r = engine_->Import(batch, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("fact 3"), std::string::npos);
+  EXPECT_EQ(engine_->Stats()->facts, 1);
+  batch.pop_back();
+  r = engine_->Import(batch, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->added, 2u);
+  EXPECT_EQ(engine_->Stats()->facts, 3);
+}
+
+TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
+  NewFact f;
+  f.content = "Revisão de código: sempre com dois aprovadores";
+  f.tags = {"review", "processo"};
+  f.kind = "lesson";
+  f.source = "retro";
+  f.confidence = 0.75;
+  f.metadata = R"({"ticket":"ENG-12","weight":0.1})";
+  ASSERT_TRUE(engine_->Add(f).ok());
+  Add("second", {"x"}, kNow - kDay, "other");
+  SearchOptions o;
+  ASSERT_TRUE(engine_->Search("código", o).ok());  // bump counters
+
+  std::vector<Fact> exported;
+  ASSERT_TRUE(engine_->Export({}, [&](const Fact& x) {
+                       exported.push_back(x);
+                       return true;
+                     }).ok());
+  ASSERT_EQ(exported.size(), 2u);
+
+  testing::TempDir other;
+  EngineOptions opts;
+  opts.db_path = other.File("copy.db");
+  opts.clock = std::make_shared<ManualClock>(kNow + 99 * kDay);
+  auto copy = Engine::Open(opts);
+  ASSERT_TRUE(copy.ok());
+  std::vector<NewFact> in;
+  for (const Fact& x : exported) {
+    NewFact n;
+    n.content = x.content;
+    n.scope = x.scope;
+    n.tags = x.tags;
+    n.kind = x.kind;
+    n.source = x.source;
+    n.confidence = x.confidence;
+    n.metadata = x.metadata;
+    n.id = x.id;
+    n.created_at = x.created_at;
+    n.updated_at = x.updated_at;
+    n.last_accessed = x.last_accessed;
+    n.access_count = x.access_count;
+    in.push_back(n);
+  }
+  ASSERT_TRUE((*copy)->Import(in, {}).ok());
+  std::vector<Fact> again;
+  ASSERT_TRUE((*copy)->Export({}, [&](const Fact& x) {
+                       again.push_back(x);
+                       return true;
+                     }).ok());
+  ASSERT_EQ(again.size(), exported.size());
+  for (size_t i = 0; i < again.size(); ++i) {
+    EXPECT_EQ(again[i].id, exported[i].id);
+    EXPECT_EQ(again[i].scope, exported[i].scope);
+    EXPECT_EQ(again[i].content, exported[i].content);
+    EXPECT_EQ(again[i].tags, exported[i].tags);
+    EXPECT_EQ(again[i].kind, exported[i].kind);
+    EXPECT_EQ(again[i].source, exported[i].source);
+    EXPECT_EQ(again[i].created_at, exported[i].created_at);
+    EXPECT_EQ(again[i].updated_at, exported[i].updated_at);
+    EXPECT_EQ(again[i].last_accessed, exported[i].last_accessed);
+    EXPECT_EQ(again[i].access_count, exported[i].access_count);
+    EXPECT_EQ(again[i].confidence, exported[i].confidence);
+    EXPECT_EQ(again[i].metadata, exported[i].metadata);
+  }
+  EXPECT_EQ(exported[0].access_count, 1);
+}
+
+TEST_F(EngineTest, SurvivesReopen) {
+  Add("persisted fact");
+  Reopen();
+  EXPECT_EQ(Contents("persisted", FusionMode::kLexical).size(), 1u);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,116 @@
+#include "src/engine/fact_validator.h"
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/common/unicode.h"
+#include "src/common/utf8.h"
+#include "src/store/fact_id.h"
+
+namespace engram {
+namespace {
+
+bool IsBlank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
+}
+
+bool HasControl(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7F) return true;
+  }
+  return false;
+}
+
+Status CheckText(const char* field, std::string_view value, size_t max_bytes,
+                 bool allow_empty) {
+  size_t bad = 0;
+  if (!IsValidUtf8(value, &bad)) {
+    return InvalidArgument(std::string(field) + ": invalid UTF-8 at byte " +
+                           std::to_string(bad + 1));
+  }
+  if (!allow_empty && IsBlank(value)) return InvalidArgument(std::string(field) + ": empty");
+  if (value.size() > max_bytes) {
+    return InvalidArgument(std::string(field) + ": " + std::to_string(value.size()) +
+                           " bytes, over the limit of " + std::to_string(max_bytes));
+  }
+  return Status::OK();
+}
+
+std::string Trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  const size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string NormalizeTag(std::string_view tag) { return NfkcCaseFold(Trim(tag)); }
+
+}  // namespace
+
+Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
+  size_t bad = 0;
+  if (!IsValidUtf8(f.content, &bad)) {
+    return InvalidArgument("content: invalid UTF-8 at byte " + std::to_string(bad + 1));
+  }
+  if (IsBlank(f.content)) return InvalidArgument("content: empty text");
+  if (f.content.size() > limits.max_content_bytes) {
+    return InvalidArgument("content: " + std::to_string(f.content.size()) +
+                           " bytes, over the limit of " +
+                           std::to_string(limits.max_content_bytes) +
+                           " (limits.max_content_bytes)");
+  }
+  ENGRAM_RETURN_IF_ERROR(CheckText("scope", f.scope, kMaxScopeBytes, false));
+  if (HasControl(f.scope)) return InvalidArgument("scope: contains control characters");
+  ENGRAM_RETURN_IF_ERROR(CheckText("kind", f.kind, kMaxKindBytes, false));
+  ENGRAM_RETURN_IF_ERROR(CheckText("source", f.source, kMaxSourceBytes, true));
+  if (f.tags.size() > limits.max_tags) {
+    return InvalidArgument("tags: " + std::to_string(f.tags.size()) +
+                           " tags, over the limit of " + std::to_string(limits.max_tags));
+  }
+  for (const auto& tag : f.tags) {
+    ENGRAM_RETURN_IF_ERROR(CheckText("tags", tag, kMaxTagBytes, false));
+    if (HasControl(tag)) return InvalidArgument("tags: '" + tag + "' has control characters");
+  }
+  if (!std::isfinite(f.confidence) || f.confidence < 0 || f.confidence > 1) {
+    return InvalidArgument("confidence: " + std::to_string(f.confidence) +
+                           " is outside [0, 1]");
+  }
+  ENGRAM_RETURN_IF_ERROR(CheckText("metadata", f.metadata, limits.max_metadata_bytes, false));
+  const auto meta = nlohmann::json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
+  if (!meta.is_object()) return InvalidArgument("metadata: not a JSON object");
+  if (f.access_count && *f.access_count < 0) {
+    return InvalidArgument("access_count: negative");
+  }
+  if (f.id) {
+    const std::string expected = FactId(f.content);
+    if (*f.id != expected) {
+      return InvalidArgument("id: '" + *f.id + "' does not match the content (expected '" +
+                             expected + "')");
+    }
+  }
+  return Status::OK();
+}
+
+Fact BuildFact(const NewFact& in, Timestamp now) {
+  Fact f;
+  f.id = FactId(in.content);
+  f.scope = in.scope;
+  f.content = in.content;
+  std::set<std::string> tags;
+  for (const auto& t : in.tags) tags.insert(NormalizeTag(t));
+  f.tags.assign(tags.begin(), tags.end());
+  f.kind = in.kind;
+  f.source = in.source;
+  f.created_at = in.created_at.value_or(now);
+  f.updated_at = in.updated_at.value_or(in.created_at ? f.created_at : now);
+  f.last_accessed = in.last_accessed.value_or(f.created_at);
+  f.access_count = in.access_count.value_or(0);
+  f.confidence = in.confidence;
+  f.metadata = nlohmann::json::parse(in.metadata).dump();
+  return f;
+}
+
+}  // namespace engram

@@ -1,0 +1,30 @@
+// Checks a NewFact against the rules of DESIGN §3/§9 and turns it into the
+// Fact the store writes. Errors name the field and say what was wrong;
+// callers add where the fact came from (a file line, a request).
+// Pure functions, thread-safe.
+#ifndef ENGRAM_SRC_ENGINE_FACT_VALIDATOR_H_
+#define ENGRAM_SRC_ENGINE_FACT_VALIDATOR_H_
+
+#include "engram/fact.h"
+#include "engram/options.h"
+#include "engram/status.h"
+
+namespace engram {
+
+// Longest scope, kind and tag accepted, in bytes.
+inline constexpr size_t kMaxScopeBytes = 128;
+inline constexpr size_t kMaxKindBytes = 64;
+inline constexpr size_t kMaxTagBytes = 64;
+inline constexpr size_t kMaxSourceBytes = 1024;
+
+Status ValidateNewFact(const NewFact& fact, const LimitOptions& limits);
+
+// The fact to store: id from content, tags lower-cased, de-duplicated and
+// sorted, metadata canonical, times defaulted from `now` (created_at), then
+// created_at (updated_at, last_accessed). `fact` must have passed
+// ValidateNewFact.
+Fact BuildFact(const NewFact& fact, Timestamp now);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_ENGINE_FACT_VALIDATOR_H_

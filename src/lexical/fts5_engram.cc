@@ -1,0 +1,89 @@
+#include "src/lexical/fts5_engram.h"
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "src/store/schema.h"
+#include "src/text/analyzer.h"
+
+namespace engram {
+namespace {
+
+int TokenizerCreate(void*, const char**, int, Fts5Tokenizer** out) {
+  static int instance = 0;
+  *out = reinterpret_cast<Fts5Tokenizer*>(&instance);
+  return SQLITE_OK;
+}
+
+void TokenizerDelete(Fts5Tokenizer*) {}
+
+int TokenizerRun(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
+                 int (*emit)(void*, int, const char*, int, int, int)) {
+  const std::string_view input(text, n > 0 ? static_cast<size_t>(n) : 0);
+  if (flags & FTS5_TOKENIZE_QUERY) {
+    if (input.empty()) return SQLITE_OK;
+    return emit(ctx, 0, input.data(), static_cast<int>(input.size()), 0,
+                static_cast<int>(input.size()));
+  }
+  for (const AnalyzedToken& t : Analyze(input)) {
+    const int rc = emit(ctx, 0, t.term.data(), static_cast<int>(t.term.size()),
+                        static_cast<int>(t.begin), static_cast<int>(t.end));
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+void TermFrequencies(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx,
+                     int, sqlite3_value**) {
+  const int phrases = api->xPhraseCount(fts);
+  const int columns = api->xColumnCount(fts);
+  std::vector<int32_t> counts(static_cast<size_t>(phrases * columns), 0);
+  int instances = 0;
+  int rc = api->xInstCount(fts, &instances);
+  for (int i = 0; rc == SQLITE_OK && i < instances; ++i) {
+    int phrase = 0, column = 0, offset = 0;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK) ++counts[static_cast<size_t>(phrase * columns + column)];
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_blob(ctx, counts.data(), static_cast<int>(counts.size() * sizeof(int32_t)),
+                      SQLITE_TRANSIENT);
+}
+
+fts5_api* Fts5Api(sqlite3* db) {
+  fts5_api* api = nullptr;
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, nullptr) == SQLITE_OK) {
+    sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr);
+    sqlite3_step(stmt);
+  }
+  sqlite3_finalize(stmt);
+  return api;
+}
+
+}  // namespace
+
+Status RegisterEngramFts5(sqlite3* db) {
+  fts5_api* api = Fts5Api(db);
+  if (api == nullptr || api->iVersion < 2) {
+    return NotSupported("lexical: register: this SQLite has no FTS5 (version 2+)");
+  }
+  fts5_tokenizer tokenizer{&TokenizerCreate, &TokenizerDelete, &TokenizerRun};
+  if (api->xCreateTokenizer(api, kFtsTokenizerName, nullptr, &tokenizer, nullptr) !=
+      SQLITE_OK) {
+    return Internal("lexical: register: cannot create the FTS5 tokenizer");
+  }
+  if (api->xCreateFunction(api, "engram_tf", nullptr, &TermFrequencies, nullptr) !=
+      SQLITE_OK) {
+    return Internal("lexical: register: cannot create engram_tf()");
+  }
+  return Status::OK();
+}
+
+}  // namespace engram

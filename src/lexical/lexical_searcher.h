@@ -1,0 +1,56 @@
+// LexicalSearcher: BM25 over the store's FTS5 index, restricted to scopes.
+//
+// FTS5 finds the facts of the scopes that contain any query term and
+// reports, per fact, each term's frequency in content and in tags; the
+// collection statistics (facts, average lengths, document frequencies) are
+// those of the searched scopes only, so one scope's data never shifts
+// another's scores. Scoring is src/lexical/bm25.h.
+//
+// Thread-safety: none; uses the caller's connection under the caller's lock.
+#ifndef ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
+#define ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/clock.h"
+#include "engram/options.h"
+#include "engram/status.h"
+#include "src/store/sqlite_db.h"
+
+namespace engram {
+
+// A query after analysis: unique terms in first-seen order.
+struct LexicalQuery {
+  std::vector<std::string> terms;
+  std::string language;  // "en" or "pt"
+};
+
+LexicalQuery AnalyzeQuery(std::string_view text);
+
+// Number of analysed terms in `text`: the field length BM25 normalises by.
+int64_t CountTerms(std::string_view text);
+
+// Analysed length of a fact's tags as the index sees them.
+int64_t CountTagTerms(const std::vector<std::string>& tags);
+
+struct LexicalHit {
+  int64_t rowid = 0;
+  std::string id;
+  double score = 0.0;                // BM25, >= 0
+  std::vector<size_t> matched;       // indexes into LexicalQuery::terms
+  int64_t access_count = 0;          // carried for the temporal signal
+  Timestamp last_accessed = 0;
+};
+
+// Every fact of `scopes` (default scope when empty) matching at least one
+// term, unordered.
+Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
+                                              const std::vector<std::string>& scopes,
+                                              const Bm25Options& options);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_

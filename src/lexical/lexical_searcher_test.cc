@@ -1,0 +1,105 @@
+#include "src/lexical/lexical_searcher.h"
+
+#include <gtest/gtest.h>
+
+#include "src/lexical/fts5_engram.h"
+#include "src/store/fact_store.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+class LexicalSearcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FactStoreOptions options;
+    options.path = dir_.File("memory.db");
+    options.on_connect = &RegisterEngramFts5;
+    auto store = FactStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+  }
+
+  void Add(const std::string& id, const std::string& scope, const std::string& content) {
+    FactRow row;
+    row.fact.id = id;
+    row.fact.scope = scope;
+    row.fact.content = content;
+    row.content_terms = CountTerms(content);
+    bool created = false;
+    ASSERT_TRUE(store_->Transact([&] { return store_->Upsert(row, 0, &created).status(); }).ok());
+  }
+
+  std::vector<LexicalHit> Search(const std::string& q, const std::vector<std::string>& scopes) {
+    auto hits = SearchLexical(store_->db(), AnalyzeQuery(q), scopes, Bm25Options{});
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    return hits.ok() ? *hits : std::vector<LexicalHit>{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<FactStore> store_;
+};
+
+TEST_F(LexicalSearcherTest, QuestionWordsAloneMatchNothing) {
+  Add("a", "default", "What did we decide about the deploy window?");
+  EXPECT_TRUE(AnalyzeQuery("what did you do when").terms.empty());
+  EXPECT_TRUE(Search("what did", {}).empty());
+}
+
+TEST_F(LexicalSearcherTest, StemmedAndAccentFoldedTermsMatch) {
+  Add("a", "default", "Deploying the billing service needs two approvals");
+  Add("b", "default", "A configuração do servidor fica em /etc/ledger");
+  ASSERT_EQ(Search("deploy", {}).size(), 1u);
+  EXPECT_EQ(Search("deploy", {})[0].id, "a");
+  ASSERT_EQ(Search("configuracao servidor", {}).size(), 1u);
+  EXPECT_EQ(Search("CONFIGURAÇÃO", {})[0].id, "b");
+}
+
+TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
+  Add("a", "alice", "postgres runs on port 5433");
+  Add("b", "bob", "postgres runs on port 5432");
+  Add("c", "bob", "postgres backups are nightly");
+  const auto alice = Search("postgres port", {"alice"});
+  ASSERT_EQ(alice.size(), 1u);
+  EXPECT_EQ(alice[0].id, "a");
+  // Bob's facts do not change Alice's score: the same fact alone in a store
+  // of its own scores the same.
+  testing::TempDir other;
+  FactStoreOptions options;
+  options.path = other.File("solo.db");
+  options.on_connect = &RegisterEngramFts5;
+  auto solo = FactStore::Open(options);
+  ASSERT_TRUE(solo.ok());
+  FactRow row;
+  row.fact.id = "a";
+  row.fact.scope = "alice";
+  row.fact.content = "postgres runs on port 5433";
+  row.content_terms = CountTerms(row.fact.content);
+  bool created = false;
+  ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->Upsert(row, 0, &created).status(); }).ok());
+  auto solo_hits = SearchLexical((*solo)->db(), AnalyzeQuery("postgres port"), {"alice"}, {});
+  ASSERT_TRUE(solo_hits.ok());
+  ASSERT_EQ(solo_hits->size(), 1u);
+  EXPECT_DOUBLE_EQ((*solo_hits)[0].score, alice[0].score);
+  EXPECT_EQ(Search("postgres", {"alice", "bob"}).size(), 3u);
+}
+
+TEST_F(LexicalSearcherTest, ReportsWhichTermsMatched) {
+  Add("a", "default", "neovim is the editor of choice");
+  const auto q = AnalyzeQuery("editor neovim vscode");
+  auto hits = SearchLexical(store_->db(), q, {}, {});
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  std::vector<std::string> matched;
+  for (size_t t : (*hits)[0].matched) matched.push_back(q.terms[t]);
+  EXPECT_EQ(matched.size(), 2u);
+  EXPECT_EQ(std::count(matched.begin(), matched.end(), "vscode"), 0);
+}
+
+TEST_F(LexicalSearcherTest, QuotesInQueryAreHarmless) {
+  Add("a", "default", "say \"hello\" to the team");
+  EXPECT_EQ(Search("\"hello\" OR NOT team*", {}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace engram

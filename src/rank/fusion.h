@@ -1,0 +1,53 @@
+// Fusion: one score per candidate from its signals (DESIGN §4). Pure.
+//
+// blended: lexical and semantic are min-max normalised over the candidates
+//   (a spread <= 1e-12 normalises to 0; a candidate without the signal
+//   counts as its minimum, 0); temporal is scaled on its own absolute scale,
+//   raw / max(1, largest raw among candidates), so uniformly old facts add ~0
+//   instead of min-max noise. final = sum of weight x normalised value, the
+//   weights being those of the signals present, renormalised to sum to 1.
+// lexical / temporal: the raw value of that signal alone.
+// Ties break by id ascending, so rankings are deterministic.
+#ifndef ENGRAM_SRC_RANK_FUSION_H_
+#define ENGRAM_SRC_RANK_FUSION_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/engine.h"
+#include "engram/options.h"
+
+namespace engram {
+
+struct FusionCandidate {
+  std::string id;                  // tie-break key
+  std::optional<double> lexical;   // BM25, when the fact matched a term
+  std::optional<double> semantic;  // cosine, when the fact has a vector
+  double temporal = 0.0;           // always present
+};
+
+struct FusedCandidate {
+  size_t index = 0;  // into the input
+  double score = 0.0;
+  SignalValue lexical;
+  SignalValue semantic;
+  SignalValue temporal;
+};
+
+struct FusionResult {
+  std::vector<FusedCandidate> ranked;  // best first, ties by id
+  FusionWeights weights;               // effective weights used
+};
+
+// Weights with negatives as 0, all-zero replaced by the defaults, absent
+// signals dropped and the rest renormalised to sum to 1.
+FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic,
+                               bool has_lexical, bool has_temporal);
+
+FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
+                  const FusionWeights& weights);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_RANK_FUSION_H_

@@ -1,0 +1,85 @@
+#include "src/rank/fusion.h"
+
+#include <gtest/gtest.h>
+
+namespace engram {
+namespace {
+
+FusionCandidate Make(std::string id, std::optional<double> lex, double temporal) {
+  FusionCandidate c;
+  c.id = std::move(id);
+  c.lexical = lex;
+  c.temporal = temporal;
+  return c;
+}
+
+TEST(FusionTest, EffectiveWeightsRenormaliseOverPresentSignals) {
+  const FusionWeights w = EffectiveWeights({}, /*semantic=*/false, true, true);
+  EXPECT_DOUBLE_EQ(w.semantic, 0.0);
+  EXPECT_NEAR(w.lexical, 0.30 / 0.45, 1e-12);
+  EXPECT_NEAR(w.temporal, 0.15 / 0.45, 1e-12);
+}
+
+TEST(FusionTest, NegativeWeightsCountAsZeroAndAllZeroMeansDefaults) {
+  FusionWeights w = EffectiveWeights({-1, 1, 0}, true, true, true);
+  EXPECT_DOUBLE_EQ(w.semantic, 0.0);
+  EXPECT_DOUBLE_EQ(w.lexical, 1.0);
+  w = EffectiveWeights({0, 0, 0}, true, true, true);
+  EXPECT_NEAR(w.semantic, 0.55, 1e-12);
+  EXPECT_NEAR(w.lexical, 0.30, 1e-12);
+  EXPECT_NEAR(w.temporal, 0.15, 1e-12);
+}
+
+TEST(FusionTest, BlendedMinMaxesLexicalAndScalesTemporalAbsolutely) {
+  const std::vector<FusionCandidate> in = {Make("a", 2.0, 0.5), Make("b", 4.0, 0.25),
+                                           Make("c", 3.0, 0.0)};
+  const FusionResult r = Fuse(in, FusionMode::kBlended, {});
+  const double wl = 0.30 / 0.45, wt = 0.15 / 0.45;
+  ASSERT_EQ(r.ranked.size(), 3u);
+  // b: lex 1.0, temporal 0.25 (max raw 0.5 < 1, so not rescaled).
+  EXPECT_EQ(in[r.ranked[0].index].id, "b");
+  EXPECT_NEAR(r.ranked[0].score, wl * 1.0 + wt * 0.25, 1e-12);
+  EXPECT_EQ(in[r.ranked[1].index].id, "c");
+  EXPECT_NEAR(r.ranked[1].score, wl * 0.5, 1e-12);
+  EXPECT_EQ(in[r.ranked[2].index].id, "a");
+  EXPECT_NEAR(r.ranked[2].score, wt * 0.5, 1e-12);
+}
+
+TEST(FusionTest, UniformlyOldFactsGetNoTemporalNoise) {
+  // 1e-13 vs 1e-10: min-max would make these 0 and 1.
+  const std::vector<FusionCandidate> in = {Make("a", 1.0, 1e-13), Make("b", 1.0, 1e-10)};
+  const FusionResult r = Fuse(in, FusionMode::kBlended, {});
+  for (const auto& c : r.ranked) EXPECT_LT(c.temporal.normalized, 1e-9);
+}
+
+TEST(FusionTest, ZeroSpreadNormalisesToZeroAndTiesBreakById) {
+  const std::vector<FusionCandidate> in = {Make("zz", 2.0, 0), Make("aa", 2.0, 0),
+                                           Make("mm", 2.0, 0)};
+  const FusionResult r = Fuse(in, FusionMode::kBlended, {});
+  EXPECT_EQ(in[r.ranked[0].index].id, "aa");
+  EXPECT_EQ(in[r.ranked[1].index].id, "mm");
+  EXPECT_EQ(in[r.ranked[2].index].id, "zz");
+  for (const auto& c : r.ranked) EXPECT_EQ(c.lexical.normalized, 0.0);
+}
+
+TEST(FusionTest, SingleSignalModesUseRawValues) {
+  const std::vector<FusionCandidate> in = {Make("a", 1.0, 3.0), Make("b", 5.0, 0.1)};
+  const FusionResult lex = Fuse(in, FusionMode::kLexical, {});
+  EXPECT_EQ(in[lex.ranked[0].index].id, "b");
+  EXPECT_DOUBLE_EQ(lex.ranked[0].score, 5.0);
+  const FusionResult tmp = Fuse(in, FusionMode::kTemporal, {});
+  EXPECT_EQ(in[tmp.ranked[0].index].id, "a");
+  EXPECT_DOUBLE_EQ(tmp.ranked[0].score, 3.0);
+}
+
+TEST(FusionTest, TemporalAboveOneIsScaledByTheLargest) {
+  const std::vector<FusionCandidate> in = {Make("a", std::nullopt, 4.0),
+                                           Make("b", std::nullopt, 2.0)};
+  const FusionResult r = Fuse(in, FusionMode::kBlended, {});
+  EXPECT_DOUBLE_EQ(r.ranked[0].temporal.normalized, 1.0);
+  EXPECT_DOUBLE_EQ(r.ranked[1].temporal.normalized, 0.5);
+  EXPECT_DOUBLE_EQ(r.weights.temporal, 1.0);  // the only signal present
+}
+
+}  // namespace
+}  // namespace engram

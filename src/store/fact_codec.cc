@@ -1,0 +1,235 @@
+#include "src/store/fact_codec.h"
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/common/time_format.h"
+#include "src/common/utf8.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+
+std::string TypeName(const json& v) { return v.type_name(); }
+
+Status WrongType(const std::string& key, const char* want, const json& v) {
+  return InvalidArgument("field '" + key + "' must be " + want + ", not " + TypeName(v));
+}
+
+Result<Timestamp> ParseTime(const std::string& key, const json& v) {
+  if (!v.is_string()) return WrongType(key, "an ISO-8601 string", v);
+  auto t = ParseIso8601(v.get<std::string>());
+  if (!t.ok()) return InvalidArgument("field '" + key + "': " + t.status().message());
+  return *t;
+}
+
+Status ApplyField(const std::string& key, const json& v, NewFact* f) {
+  if (key == "content" || key == "text") {
+    if (!v.is_string()) return WrongType(key, "a string", v);
+    f->content = v.get<std::string>();
+  } else if (key == "scope" || key == "kind" || key == "source" || key == "id") {
+    if (!v.is_string()) return WrongType(key, "a string", v);
+    std::string s = v.get<std::string>();
+    if (key == "scope") f->scope = std::move(s);
+    if (key == "kind") f->kind = std::move(s);
+    if (key == "source") f->source = std::move(s);
+    if (key == "id") f->id = std::move(s);
+  } else if (key == "tags") {
+    if (!v.is_array()) return WrongType(key, "an array of strings", v);
+    f->tags.clear();
+    for (const auto& t : v) {
+      if (!t.is_string()) return WrongType("tags[]", "a string", t);
+      f->tags.push_back(t.get<std::string>());
+    }
+  } else if (key == "confidence") {
+    if (!v.is_number()) return WrongType(key, "a number", v);
+    f->confidence = v.get<double>();
+  } else if (key == "metadata") {
+    if (!v.is_object()) return WrongType(key, "an object", v);
+    f->metadata = v.dump();
+  } else if (key == "access_count") {
+    if (!v.is_number_integer()) return WrongType(key, "an integer", v);
+    f->access_count = v.get<int64_t>();
+  } else if (key == "created_at" || key == "updated_at" || key == "last_accessed") {
+    ENGRAM_ASSIGN_OR_RETURN(Timestamp t, ParseTime(key, v));
+    if (key == "created_at") f->created_at = t;
+    if (key == "updated_at") f->updated_at = t;
+    if (key == "last_accessed") f->last_accessed = t;
+  } else {
+    return InvalidArgument("unknown field '" + key + "'");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string FactToJsonLine(const Fact& f) {
+  json j = json::object();
+  j["id"] = f.id;
+  j["scope"] = f.scope;
+  j["content"] = f.content;
+  j["tags"] = f.tags;
+  j["kind"] = f.kind;
+  j["source"] = f.source;
+  j["created_at"] = FormatIso8601(f.created_at);
+  j["updated_at"] = FormatIso8601(f.updated_at);
+  j["last_accessed"] = FormatIso8601(f.last_accessed);
+  j["access_count"] = f.access_count;
+  j["confidence"] = f.confidence;
+  j["metadata"] = json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
+  if (j["metadata"].is_discarded()) j["metadata"] = json::object();
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<NewFact> ParseFactJson(std::string_view text) {
+  size_t bad = 0;
+  if (!IsValidUtf8(text, &bad)) {
+    return InvalidArgument("invalid UTF-8 at byte " + std::to_string(bad + 1));
+  }
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("malformed JSON");
+  if (!j.is_object()) return InvalidArgument("expected a JSON object, got " + TypeName(j));
+  NewFact fact;
+  bool has_content = false;
+  for (const auto& [key, value] : j.items()) {
+    ENGRAM_RETURN_IF_ERROR(ApplyField(key, value, &fact));
+    has_content |= key == "content" || key == "text";
+  }
+  if (!has_content) return InvalidArgument("missing field 'content'");
+  return fact;
+}
+
+void ReadFactsJsonl(std::istream& in, const std::function<void(ParsedRecord)>& sink) {
+  std::string line;
+  size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    sink(ParsedRecord{number, ParseFactJson(line)});
+  }
+}
+
+namespace {
+
+// Reads one CSV record; returns false at end of input. `*line` advances by
+// the newlines consumed.
+bool ReadCsvRecord(std::istream& in, std::vector<std::string>* fields, size_t* line,
+                   bool* unterminated) {
+  fields->clear();
+  *unterminated = false;
+  std::string field;
+  bool quoted = false;
+  bool any = false;
+  int c;
+  while ((c = in.get()) != EOF) {
+    any = true;
+    if (quoted) {
+      if (c == '"') {
+        if (in.peek() == '"') {
+          in.get();
+          field.push_back('"');
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++*line;
+        field.push_back(static_cast<char>(c));
+      }
+    } else if (c == '"' && field.empty()) {
+      quoted = true;
+    } else if (c == ',') {
+      fields->push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n') {
+      ++*line;
+      break;
+    } else if (c != '\r') {
+      field.push_back(static_cast<char>(c));
+    }
+  }
+  if (!any) return false;
+  *unterminated = quoted;
+  fields->push_back(std::move(field));
+  return true;
+}
+
+}  // namespace
+
+void ReadFactsCsv(std::istream& in, const std::function<void(ParsedRecord)>& sink) {
+  std::vector<std::string> header;
+  std::vector<std::string> fields;
+  size_t line = 0;
+  bool unterminated = false;
+  // Header.
+  while (true) {
+    const size_t start = line + 1;
+    if (!ReadCsvRecord(in, &header, &line, &unterminated)) {
+      sink(ParsedRecord{1, InvalidArgument("empty CSV: expected a header line")});
+      return;
+    }
+    if (header.size() == 1 && header[0].empty()) continue;  // blank line
+    bool has_content = false;
+    for (const auto& h : header) has_content |= h == "content" || h == "text";
+    if (!has_content) {
+      sink(ParsedRecord{start, InvalidArgument("CSV header has no 'content' column")});
+      return;
+    }
+    break;
+  }
+  while (true) {
+    const size_t start = line + 1;
+    if (!ReadCsvRecord(in, &fields, &line, &unterminated)) break;
+    if (fields.size() == 1 && fields[0].empty()) continue;
+    if (unterminated) {
+      sink(ParsedRecord{start, InvalidArgument("unterminated quoted field")});
+      break;
+    }
+    if (fields.size() != header.size()) {
+      sink(ParsedRecord{start, InvalidArgument("expected " + std::to_string(header.size()) +
+                                               " fields, found " +
+                                               std::to_string(fields.size()))});
+      continue;
+    }
+    json j = json::object();
+    Status error;
+    for (size_t i = 0; i < header.size() && error.ok(); ++i) {
+      const std::string& key = header[i];
+      const std::string& value = fields[i];
+      if (value.empty() && key != "content" && key != "text") continue;
+      if (key == "tags") {
+        json tags = json::array();
+        size_t pos = 0;
+        while (pos <= value.size()) {
+          size_t end = value.find(';', pos);
+          if (end == std::string::npos) end = value.size();
+          std::string tag = value.substr(pos, end - pos);
+          if (!tag.empty()) tags.push_back(tag);
+          pos = end + 1;
+        }
+        j[key] = tags;
+      } else if (key == "confidence" || key == "access_count") {
+        json num = json::parse(value, nullptr, /*allow_exceptions=*/false);
+        if (!num.is_number()) {
+          error = InvalidArgument("field '" + key + "' must be a number, not '" + value + "'");
+        }
+        j[key] = num;
+      } else if (key == "metadata") {
+        j[key] = json::parse(value, nullptr, /*allow_exceptions=*/false);
+        if (j[key].is_discarded()) error = InvalidArgument("field 'metadata' is not JSON");
+      } else {
+        j[key] = value;
+      }
+    }
+    if (!error.ok()) {
+      sink(ParsedRecord{start, error});
+      continue;
+    }
+    sink(ParsedRecord{start, ParseFactJson(j.dump())});
+  }
+}
+
+}  // namespace engram

@@ -1,0 +1,320 @@
+#include "src/store/fact_store.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "src/store/fact_id.h"
+#include "src/store/schema.h"
+
+namespace engram {
+namespace {
+
+constexpr char kFactColumns[] =
+    "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
+    "last_accessed, access_count, confidence, metadata";
+
+std::string EncodeTags(const std::vector<std::string>& tags) {
+  return nlohmann::json(tags).dump();
+}
+
+std::vector<std::string> DecodeTags(const std::string& text) {
+  std::vector<std::string> tags;
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return tags;
+  for (const auto& t : j) {
+    if (t.is_string()) tags.push_back(t.get<std::string>());
+  }
+  return tags;
+}
+
+StoredFact ReadFact(const SqliteStatement& s) {
+  StoredFact out;
+  out.rowid = s.ColumnInt(0);
+  Fact& f = out.fact;
+  f.id = s.ColumnText(1);
+  f.scope = s.ColumnText(2);
+  f.content = s.ColumnText(3);
+  f.tags = DecodeTags(s.ColumnText(4));
+  f.kind = s.ColumnText(5);
+  f.source = s.ColumnText(6);
+  f.created_at = s.ColumnInt(7);
+  f.updated_at = s.ColumnInt(8);
+  f.last_accessed = s.ColumnInt(9);
+  f.access_count = s.ColumnInt(10);
+  f.confidence = s.ColumnDouble(11);
+  f.metadata = s.ColumnText(12);
+  return out;
+}
+
+}  // namespace
+
+void BindScopes(SqliteStatement* s, int first, const std::vector<std::string>& scopes) {
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    s->BindText(first + static_cast<int>(i), scopes[i]);
+  }
+}
+
+std::vector<std::string> ScopesOrDefault(const std::vector<std::string>& scopes) {
+  return scopes.empty() ? std::vector<std::string>{kDefaultScope} : scopes;
+}
+
+std::string Placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ",?" : "?";
+  return out;
+}
+
+Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& options) {
+  namespace fs = std::filesystem;
+  const fs::path path(options.path);
+  if (options.path.empty()) return InvalidArgument("store: open: empty database path");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return InvalidArgument("store: open '" + options.path + "': is a directory, not a database file");
+  }
+  if (!fs::exists(path, ec)) {
+    if (!options.create_if_missing) {
+      return NotFound("store: open '" + options.path + "': no database there");
+    }
+    if (path.has_parent_path()) {
+      fs::create_directories(path.parent_path(), ec);
+      if (ec) {
+        return IOError("store: open '" + options.path + "': cannot create directory '" +
+                       path.parent_path().string() + "': " + ec.message());
+      }
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
+                          SqliteDb::Open(options.path, options.create_if_missing));
+  sqlite3_busy_timeout(db->handle(), options.busy_timeout_ms);
+  // Reading the header first turns "not a database" and "unreadable" into
+  // errors that name the file.
+  if (auto r = db->QueryInt("PRAGMA schema_version"); !r.ok()) {
+    return r.status().WithContext("store: open '" + options.path + "'");
+  }
+  if (options.on_connect) ENGRAM_RETURN_IF_ERROR(options.on_connect(db->handle()));
+  {
+    ENGRAM_ASSIGN_OR_RETURN(SqliteStatement wal, db->Prepare("PRAGMA journal_mode=WAL"));
+    ENGRAM_RETURN_IF_ERROR(wal.Run());
+  }
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
+  if (auto r = MigrateSchema(db.get()); !r.ok()) return r.status();
+  return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
+}
+
+Status FactStore::Transact(const std::function<Status()>& body) {
+  if (in_transaction_) return body();
+  ENGRAM_RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  in_transaction_ = true;
+  Status s = body();
+  in_transaction_ = false;
+  if (s.ok()) {
+    s = db_->Exec("COMMIT");
+    if (s.ok()) return s;
+  }
+  db_->Exec("ROLLBACK").IgnoreError();  // report the failure that caused it
+  return s;
+}
+
+Result<Fact> FactStore::Upsert(const FactRow& row, int64_t tags_terms_if_merged,
+                               bool* created) {
+  const Fact& in = row.fact;
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement find,
+      db_->Prepare(std::string("SELECT ") + kFactColumns +
+                   " FROM facts WHERE scope = ?1 AND id = ?2"));
+  find.BindText(1, in.scope);
+  find.BindText(2, in.id);
+  ENGRAM_ASSIGN_OR_RETURN(bool exists, find.Step());
+  if (exists) {
+    StoredFact old = ReadFact(find);
+    std::set<std::string> tags(old.fact.tags.begin(), old.fact.tags.end());
+    tags.insert(in.tags.begin(), in.tags.end());
+    old.fact.tags.assign(tags.begin(), tags.end());
+    old.fact.updated_at = std::max(old.fact.updated_at, in.updated_at);
+    ENGRAM_ASSIGN_OR_RETURN(
+        SqliteStatement update,
+        db_->Prepare("UPDATE facts SET tags = ?1, updated_at = ?2, tags_terms = ?3 "
+                     "WHERE rowid = ?4"));
+    update.BindText(1, EncodeTags(old.fact.tags));
+    update.BindInt(2, old.fact.updated_at);
+    update.BindInt(3, tags_terms_if_merged);
+    update.BindInt(4, old.rowid);
+    ENGRAM_RETURN_IF_ERROR(update.Run());
+    *created = false;
+    return old.fact;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement insert,
+      db_->Prepare("INSERT INTO facts(id, scope, content, tags, kind, source, created_at, "
+                   "updated_at, last_accessed, access_count, confidence, metadata, "
+                   "content_terms, tags_terms) "
+                   "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"));
+  insert.BindText(1, in.id);
+  insert.BindText(2, in.scope);
+  insert.BindText(3, in.content);
+  insert.BindText(4, EncodeTags(in.tags));
+  insert.BindText(5, in.kind);
+  insert.BindText(6, in.source);
+  insert.BindInt(7, in.created_at);
+  insert.BindInt(8, in.updated_at);
+  insert.BindInt(9, in.last_accessed);
+  insert.BindInt(10, in.access_count);
+  insert.BindDouble(11, in.confidence);
+  insert.BindText(12, in.metadata);
+  insert.BindInt(13, row.content_terms);
+  insert.BindInt(14, row.tags_terms);
+  ENGRAM_RETURN_IF_ERROR(insert.Run());
+  *created = true;
+  return in;
+}
+
+Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& id_or_prefix) {
+  if (!LooksLikeIdPrefix(id_or_prefix) || id_or_prefix.size() < 4) {
+    return InvalidArgument("store: get: '" + id_or_prefix +
+                           "' is not a fact id (4 to 24 lower-case hex characters)");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kFactColumns +
+                   " FROM facts WHERE scope = ?1 AND id >= ?2 AND id < ?3 LIMIT 2"));
+  s.BindText(1, scope);
+  s.BindText(2, id_or_prefix);
+  s.BindText(3, id_or_prefix + "g");  // 'g' sorts after every hex digit
+  ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) {
+    return NotFound("store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'");
+  }
+  StoredFact fact = ReadFact(s);
+  ENGRAM_ASSIGN_OR_RETURN(bool second, s.Step());
+  if (second) {
+    return InvalidArgument("store: get: id prefix '" + id_or_prefix +
+                           "' matches several facts; give more characters");
+  }
+  return fact;
+}
+
+Result<std::vector<Fact>> FactStore::List(const ListOptions& options) {
+  const auto scopes = ScopesOrDefault(options.scopes);
+  std::string sql = std::string("SELECT ") + kFactColumns + " FROM facts WHERE scope IN (" +
+                    Placeholders(scopes.size()) + ")";
+  const int next = static_cast<int>(scopes.size()) + 1;
+  if (!options.tag.empty()) {
+    sql += " AND EXISTS (SELECT 1 FROM json_each(facts.tags) WHERE value = ?" +
+           std::to_string(next) + ")";
+  }
+  if (!options.kind.empty()) sql += " AND kind = ?" + std::to_string(next + 1);
+  sql += " ORDER BY created_at DESC, id ASC";
+  if (options.limit > 0) sql += " LIMIT " + std::to_string(options.limit);
+  if (options.offset > 0) {
+    if (options.limit == 0) sql += " LIMIT -1";
+    sql += " OFFSET " + std::to_string(options.offset);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(sql));
+  BindScopes(&s, 1, scopes);
+  if (!options.tag.empty()) s.BindText(next, options.tag);
+  if (!options.kind.empty()) s.BindText(next + 1, options.kind);
+  std::vector<Fact> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(ReadFact(s).fact);
+  }
+  return out;
+}
+
+Result<std::vector<StoredFact>> FactStore::GetByRowids(const std::vector<int64_t>& rowids) {
+  std::vector<StoredFact> out;
+  if (rowids.empty()) return out;
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kFactColumns + " FROM facts WHERE rowid = ?1"));
+  for (int64_t rowid : rowids) {
+    s.BindInt(1, rowid);
+    ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+    if (!found) return NotFound("store: get: fact row " + std::to_string(rowid) + " is gone");
+    out.push_back(ReadFact(s));
+    s.Reset();
+  }
+  return out;
+}
+
+Result<int64_t> FactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("DELETE FROM facts WHERE rowid = ?1"));
+  int64_t removed = 0;
+  for (int64_t rowid : rowids) {
+    s.BindInt(1, rowid);
+    ENGRAM_RETURN_IF_ERROR(s.Run());
+    removed += db_->Changes();
+  }
+  return removed;
+}
+
+Result<int64_t> FactStore::DeleteTag(const std::string& scope, const std::string& tag) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("DELETE FROM facts WHERE scope = ?1 AND EXISTS "
+                   "(SELECT 1 FROM json_each(facts.tags) WHERE value = ?2)"));
+  s.BindText(1, scope);
+  s.BindText(2, tag);
+  ENGRAM_RETURN_IF_ERROR(s.Run());
+  return db_->Changes();
+}
+
+Result<int64_t> FactStore::DeleteScope(const std::string& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("DELETE FROM facts WHERE scope = ?1"));
+  s.BindText(1, scope);
+  ENGRAM_RETURN_IF_ERROR(s.Run());
+  return db_->Changes();
+}
+
+Status FactStore::ForEach(const std::vector<std::string>& scopes,
+                          const std::function<bool(const StoredFact&)>& sink) {
+  std::string sql = std::string("SELECT ") + kFactColumns + " FROM facts";
+  if (!scopes.empty()) sql += " WHERE scope IN (" + Placeholders(scopes.size()) + ")";
+  sql += " ORDER BY scope, created_at, id";
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(sql));
+  BindScopes(&s, 1, scopes);
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row || !sink(ReadFact(s))) break;
+  }
+  return Status::OK();
+}
+
+Status FactStore::RecordAccess(const std::vector<int64_t>& rowids, Timestamp now) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("UPDATE facts SET access_count = access_count + 1, last_accessed = ?1 "
+                   "WHERE rowid = ?2"));
+  for (int64_t rowid : rowids) {
+    s.BindInt(1, now);
+    s.BindInt(2, rowid);
+    ENGRAM_RETURN_IF_ERROR(s.Run());
+  }
+  return Status::OK();
+}
+
+Result<StoreStats> FactStore::Stats() {
+  StoreStats stats;
+  stats.db_path = db_->path();
+  ENGRAM_ASSIGN_OR_RETURN(int64_t version, db_->QueryInt("PRAGMA user_version"));
+  stats.schema_version = static_cast<int>(version);
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT scope, count(*) FROM facts GROUP BY scope ORDER BY scope"));
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    stats.scopes.emplace_back(s.ColumnText(0), s.ColumnInt(1));
+    stats.facts += s.ColumnInt(1);
+  }
+  return stats;
+}
+
+}  // namespace engram

@@ -1,0 +1,186 @@
+#include "src/store/fact_store.h"
+
+#include <gtest/gtest.h>
+
+#include "src/lexical/fts5_engram.h"
+#include "src/store/fact_id.h"
+#include "src/store/schema.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+FactStoreOptions Options(const std::string& path) {
+  FactStoreOptions o;
+  o.path = path;
+  o.on_connect = &RegisterEngramFts5;
+  return o;
+}
+
+FactRow Row(const std::string& content, const std::string& scope = "default",
+            std::vector<std::string> tags = {}) {
+  FactRow row;
+  row.fact.id = FactId(content);
+  row.fact.scope = scope;
+  row.fact.content = content;
+  row.fact.tags = std::move(tags);
+  row.fact.created_at = row.fact.updated_at = row.fact.last_accessed = 1000;
+  return row;
+}
+
+class FactStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = FactStore::Open(Options(dir_.File("memory.db")));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+  }
+  Fact Put(const FactRow& row, bool* created = nullptr) {
+    bool c = false;
+    Result<Fact> out = Internal("unset");
+    EXPECT_TRUE(store_->Transact([&] {
+                  out = store_->Upsert(row, 0, &c);
+                  return out.status();
+                }).ok());
+    if (created) *created = c;
+    return out.ok() ? *out : Fact{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<FactStore> store_;
+};
+
+TEST_F(FactStoreTest, CreatesWalDatabaseAtCurrentSchema) {
+  auto mode = store_->db()->Prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  ASSERT_TRUE(*mode->Step());
+  EXPECT_EQ(mode->ColumnText(0), "wal");
+  EXPECT_EQ(*store_->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+}
+
+TEST_F(FactStoreTest, UpsertMergesTagsAndKeepsCounters) {
+  bool created = false;
+  Put(Row("Prefers tabs", "default", {"style"}), &created);
+  EXPECT_TRUE(created);
+  ASSERT_TRUE(store_->Transact([&] {
+                    auto r = store_->Get("default", FactId("Prefers tabs"));
+                    return r.ok() ? store_->RecordAccess({r->rowid}, 5000) : r.status();
+                  }).ok());
+  FactRow again = Row("prefers  TABS", "default", {"go"});
+  again.fact.updated_at = 9000;
+  const Fact merged = Put(again, &created);
+  EXPECT_FALSE(created);
+  EXPECT_EQ(merged.content, "Prefers tabs");  // the first text is kept
+  EXPECT_EQ(merged.tags, (std::vector<std::string>{"go", "style"}));
+  EXPECT_EQ(merged.updated_at, 9000);
+  EXPECT_EQ(merged.access_count, 1);
+  EXPECT_EQ(merged.last_accessed, 5000);
+  EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+TEST_F(FactStoreTest, SameTextInTwoScopesIsTwoFacts) {
+  Put(Row("shared text", "a"));
+  Put(Row("shared text", "b"));
+  EXPECT_EQ(store_->Stats()->facts, 2);
+  EXPECT_EQ(store_->Stats()->scopes.size(), 2u);
+}
+
+TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
+  const Fact f = Put(Row("alpha"));
+  auto got = store_->Get("default", f.id.substr(0, 6));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->fact.content, "alpha");
+  EXPECT_EQ(store_->Get("other", f.id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Get("default", "zz").status().code(), StatusCode::kInvalidArgument);
+  // The minimum prefix is 4 hex digits; among 600 facts (ids are fixed by
+  // their text) two share one.
+  for (int i = 0; i < 600; ++i) Put(Row("fact number " + std::to_string(i)));
+  std::map<std::string, int> prefixes;
+  ListOptions all;
+  all.limit = 0;
+  auto listed = store_->List(all);
+  ASSERT_TRUE(listed.ok());
+  for (const Fact& x : *listed) ++prefixes[x.id.substr(0, 4)];
+  const auto dup = std::find_if(prefixes.begin(), prefixes.end(),
+                                [](const auto& p) { return p.second > 1; });
+  ASSERT_NE(dup, prefixes.end());
+  auto amb = store_->Get("default", dup->first);
+  EXPECT_EQ(amb.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(amb.status().message().find("several"), std::string::npos);
+}
+
+TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
+  Put(Row("one", "a", {"tmp"}));
+  Put(Row("two", "a", {"keep"}));
+  Put(Row("three", "b", {"tmp"}));
+  int64_t n = 0;
+  ASSERT_TRUE(store_->Transact([&] {
+                    auto r = store_->DeleteTag("a", "tmp");
+                    n = r.ok() ? *r : -1;
+                    return r.status();
+                  }).ok());
+  EXPECT_EQ(n, 1);
+  ASSERT_TRUE(store_->Transact([&] {
+                    auto r = store_->DeleteScope("a");
+                    n = r.ok() ? *r : -1;
+                    return r.status();
+                  }).ok());
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {
+  Status s = store_->Transact([&]() -> Status {
+    bool c;
+    auto r = store_->Upsert(Row("first"), 0, &c);
+    if (!r.ok()) return r.status();
+    return IOError("disk full (simulated)");
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(store_->Stats()->facts, 0);
+}
+
+TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  {
+    auto store = FactStore::Open(Options(path));
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->db()->Exec("PRAGMA user_version = 99").ok());
+  }
+  auto again = FactStore::Open(Options(path));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(again.status().message().find("schema version 99 is newer"), std::string::npos);
+  EXPECT_NE(again.status().message().find(path), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, MissingPathWithoutCreateIsNotFound) {
+  testing::TempDir dir;
+  FactStoreOptions o = Options(dir.File("nope/memory.db"));
+  o.create_if_missing = false;
+  auto store = FactStore::Open(o);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(store.status().message().find("nope/memory.db"), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
+  testing::TempDir dir;
+  const std::string path = dir.File("junk.db");
+  testing::WriteFile(path, std::string(4096, 'x'));
+  auto store = FactStore::Open(Options(path));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(path), std::string::npos);
+  EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
+  testing::TempDir dir;
+  auto store = FactStore::Open(Options(dir.path().string()));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("is a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram

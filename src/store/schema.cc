@@ -1,0 +1,76 @@
+#include "src/store/schema.h"
+
+#include <string>
+#include <vector>
+
+namespace engram {
+namespace {
+
+// kMigrations[i] upgrades version i to i+1.
+const std::vector<std::string>& Migrations() {
+  static const std::vector<std::string> migrations = {
+      // 0 -> 1: facts, their full-text index and the triggers keeping the
+      // index in step inside every transaction.
+      R"sql(
+CREATE TABLE facts(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  content TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]',
+  kind TEXT NOT NULL DEFAULT 'fact',
+  source TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  last_accessed INTEGER NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  confidence REAL NOT NULL DEFAULT 1.0,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  content_terms INTEGER NOT NULL DEFAULT 0,
+  tags_terms INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(scope, id)
+);
+CREATE INDEX facts_scope_created ON facts(scope, created_at);
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+  content, tags, content='facts', content_rowid='rowid', tokenize='engram');
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+  INSERT INTO facts_fts(rowid, content, tags) VALUES (new.rowid, new.content, new.tags);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+  INSERT INTO facts_fts(facts_fts, rowid, content, tags)
+    VALUES ('delete', old.rowid, old.content, old.tags);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, tags ON facts BEGIN
+  INSERT INTO facts_fts(facts_fts, rowid, content, tags)
+    VALUES ('delete', old.rowid, old.content, old.tags);
+  INSERT INTO facts_fts(rowid, content, tags) VALUES (new.rowid, new.content, new.tags);
+END;
+)sql",
+  };
+  return migrations;
+}
+
+}  // namespace
+
+Result<int> MigrateSchema(SqliteDb* db) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t found, db->QueryInt("PRAGMA user_version"));
+  if (found > kSchemaVersion) {
+    return NotSupported("store: open '" + db->path() + "': schema version " +
+                        std::to_string(found) + " is newer than this engram supports (" +
+                        std::to_string(kSchemaVersion) + "); upgrade engram");
+  }
+  const auto& migrations = Migrations();
+  for (int64_t v = found; v < kSchemaVersion; ++v) {
+    ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN IMMEDIATE"));
+    Status s = db->Exec(migrations[static_cast<size_t>(v)]);
+    if (s.ok()) s = db->Exec("PRAGMA user_version = " + std::to_string(v + 1));
+    if (s.ok()) s = db->Exec("COMMIT");
+    if (!s.ok()) {
+      db->Exec("ROLLBACK").IgnoreError();  // the failure above is what matters
+      return s.WithContext("store: migrate to schema " + std::to_string(v + 1));
+    }
+  }
+  return static_cast<int>(found);
+}
+
+}  // namespace engram

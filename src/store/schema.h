@@ -1,0 +1,27 @@
+// The store's schema and its forward migrations.
+//
+// The version lives in SQLite's `PRAGMA user_version`. Migration i takes a
+// database from version i to i+1 and runs in its own transaction, so a crash
+// mid-migration leaves the previous version intact. A database whose version
+// is newer than kSchemaVersion is refused: this build cannot read it safely.
+#ifndef ENGRAM_SRC_STORE_SCHEMA_H_
+#define ENGRAM_SRC_STORE_SCHEMA_H_
+
+#include "engram/status.h"
+#include "src/store/sqlite_db.h"
+
+namespace engram {
+
+// The version this build writes.
+inline constexpr int kSchemaVersion = 1;
+
+// Name of the FTS5 tokenizer the schema's full-text table uses. It must be
+// registered on the connection before any statement touches `facts`.
+inline constexpr char kFtsTokenizerName[] = "engram";
+
+// Brings the database to kSchemaVersion. Returns the version found before.
+Result<int> MigrateSchema(SqliteDb* db);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_SCHEMA_H_

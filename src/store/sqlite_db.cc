@@ -1,0 +1,145 @@
+#include "src/store/sqlite_db.h"
+
+#include <string>
+#include <utility>
+
+namespace engram {
+
+Status SqliteError(sqlite3* db, std::string_view what) {
+  const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
+  std::string message = "store: " + std::string(what) + ": " +
+                        (db ? sqlite3_errmsg(db) : "no database");
+  switch (code & 0xFF) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Unavailable(std::move(message));
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Corruption(std::move(message));
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG:
+      return InvalidArgument(std::move(message));
+    default:
+      return IOError(std::move(message));
+  }
+}
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+
+SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    db_ = other.db_;
+  }
+  return *this;
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+
+void SqliteStatement::BindText(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
+}
+void SqliteStatement::BindInt(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+void SqliteStatement::BindDouble(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+}
+void SqliteStatement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
+
+Result<bool> SqliteStatement::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status s = SqliteError(db_, "step");
+  sqlite3_reset(stmt_);
+  return s;
+}
+
+Status SqliteStatement::Run() {
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, Step());
+    if (!row) break;
+  }
+  Reset();
+  return Status::OK();
+}
+
+void SqliteStatement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int64_t SqliteStatement::ColumnInt(int index) const {
+  return sqlite3_column_int64(stmt_, index);
+}
+double SqliteStatement::ColumnDouble(int index) const {
+  return sqlite3_column_double(stmt_, index);
+}
+std::string SqliteStatement::ColumnText(int index) const {
+  const auto* p = sqlite3_column_text(stmt_, index);
+  const int n = sqlite3_column_bytes(stmt_, index);
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n))
+           : std::string();
+}
+std::string_view SqliteStatement::ColumnBlob(int index) const {
+  const void* p = sqlite3_column_blob(stmt_, index);
+  const int n = sqlite3_column_bytes(stmt_, index);
+  return p ? std::string_view(static_cast<const char*>(p), static_cast<size_t>(n))
+           : std::string_view();
+}
+bool SqliteStatement::ColumnIsNull(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool create) {
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (create) flags |= SQLITE_OPEN_CREATE;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return IOError("store: open '" + path + "': " + why);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+
+Status SqliteDb::Exec(std::string_view sql) {
+  char* err = nullptr;
+  const std::string text(sql);
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    Status s = SqliteError(db_, "exec");
+    sqlite3_free(err);
+    return s;
+  }
+  return Status::OK();
+}
+
+Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt,
+                         nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "prepare");
+  }
+  return SqliteStatement(stmt, db_);
+}
+
+Result<int64_t> SqliteDb::QueryInt(std::string_view sql) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement stmt, Prepare(sql));
+  ENGRAM_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return NotFound("store: query returned no row");
+  return stmt.ColumnInt(0);
+}
+
+int64_t SqliteDb::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
+
+}  // namespace engram

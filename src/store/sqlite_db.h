@@ -1,0 +1,86 @@
+// Thin RAII wrappers over the SQLite C API: a connection and a prepared
+// statement. Errors come back as Status with SQLite's message.
+//
+// Thread-safety: a SqliteDb is not thread-safe; callers serialise access
+// (FactStore holds a mutex around every use).
+#ifndef ENGRAM_SRC_STORE_SQLITE_DB_H_
+#define ENGRAM_SRC_STORE_SQLITE_DB_H_
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engram/status.h"
+
+namespace engram {
+
+class SqliteStatement {
+ public:
+  SqliteStatement() = default;
+  SqliteStatement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&& other) noexcept;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+
+  // Binding; indexes start at 1 as in SQLite. Text is copied.
+  void BindText(int index, std::string_view value);
+  void BindInt(int index, int64_t value);
+  void BindDouble(int index, double value);
+  void BindNull(int index);
+
+  // Steps once. Returns true when a row is ready, false when done.
+  Result<bool> Step();
+  // Steps to completion, for statements that return no rows.
+  Status Run();
+  // Resets for reuse and clears bindings.
+  void Reset();
+
+  int64_t ColumnInt(int index) const;
+  double ColumnDouble(int index) const;
+  std::string ColumnText(int index) const;
+  std::string_view ColumnBlob(int index) const;
+  bool ColumnIsNull(int index) const;
+
+  sqlite3_stmt* get() const { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3* db_ = nullptr;
+};
+
+class SqliteDb {
+ public:
+  // Opens (or creates, when `create` is true) the database at `path`.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, bool create);
+  ~SqliteDb();
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+
+  // Runs one or more statements that return no rows.
+  Status Exec(std::string_view sql);
+  Result<SqliteStatement> Prepare(std::string_view sql);
+  // Runs a query whose first row's first column is an integer.
+  Result<int64_t> QueryInt(std::string_view sql);
+
+  int64_t LastInsertRowid() const;
+  int64_t Changes() const;
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+};
+
+// Builds "store: <what>: <sqlite message>" from the connection's last error.
+Status SqliteError(sqlite3* db, std::string_view what);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_SQLITE_DB_H_

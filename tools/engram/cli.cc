@@ -1,0 +1,73 @@
+#include "tools/engram/cli.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace engram::cli {
+
+bool IsTerminal(int fd) { return isatty(fd) == 1; }
+
+Cli::Cli(std::ostream& out, std::ostream& err) : out_(out), err_(err) {}
+
+Result<ResolvedConfig> Cli::Config() {
+  ConfigFlags flags = flags_;
+  if (!db_flag_.empty()) flags["db"] = db_flag_;
+  ENGRAM_ASSIGN_OR_RETURN(ResolvedConfig config, ResolveConfig(ProcessEnvironment(), flags));
+  for (const auto& w : config.warnings) err_ << "engram: warning: " << w << "\n";
+  config.warnings.clear();
+  return config;
+}
+
+Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create) {
+  ENGRAM_ASSIGN_OR_RETURN(ResolvedConfig config, Config());
+  config.engine.create_if_missing = create;
+  return Engine::Open(config.engine);
+}
+
+int Cli::Fail(const Status& status) {
+  err_ << "engram: " << status.message() << "\n";
+  return kExitError;
+}
+
+int Cli::UsageError(const std::string& message) {
+  err_ << "engram: " << message << "\n";
+  return kExitUsage;
+}
+
+void Cli::OnRun(CLI::App* sub, std::function<int()> run) {
+  commands_.emplace_back(sub, std::move(run));
+}
+
+int Cli::Run(int argc, char** argv) {
+  CLI::App app{
+      "engram: long-term memory for LLM agents. Stores short facts and returns the right "
+      "ones for a query (BM25 + recency, fused).",
+      "engram"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_option("--db", db_flag_, "SQLite database file (default: $ENGRAM_HOME/memory.db)");
+  RegisterAdd(app, *this);
+  RegisterImport(app, *this);
+  RegisterList(app, *this);
+  RegisterShow(app, *this);
+  RegisterForget(app, *this);
+  RegisterExport(app, *this);
+  RegisterSearch(app, *this);
+  RegisterConfig(app, *this);
+  RegisterEval(app, *this);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, out_, err_);  // --help
+    err_ << "engram: " << e.what() << "\n";
+    err_ << "Run 'engram --help' or 'engram COMMAND --help' for usage.\n";
+    return kExitUsage;
+  }
+  for (const auto& [sub, run] : commands_) {
+    if (sub->parsed()) return run();
+  }
+  return UsageError("no command given");
+}
+
+}  // namespace engram::cli

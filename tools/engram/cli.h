@@ -1,0 +1,71 @@
+// Shared plumbing of the engram CLI: global flags, configuration, opening
+// the engine, error reporting and exit codes (DESIGN §9: 0 ok, 1 runtime
+// error, 2 usage error). Each command lives in its own cmd_*.cc and
+// registers itself through one function declared here.
+#ifndef ENGRAM_TOOLS_ENGRAM_CLI_H_
+#define ENGRAM_TOOLS_ENGRAM_CLI_H_
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "src/config/config.h"
+
+namespace engram::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+class Cli {
+ public:
+  Cli(std::ostream& out, std::ostream& err);
+
+  // Parses argv and runs the chosen command; returns the exit code.
+  int Run(int argc, char** argv);
+
+  // For commands: the resolved configuration (flags applied).
+  Result<ResolvedConfig> Config();
+  // Opens the store; `create` false refuses to create a missing database.
+  Result<std::unique_ptr<Engine>> OpenEngine(bool create);
+  // Prints "engram: <message>" and returns the exit code for `status`.
+  int Fail(const Status& status);
+  // Prints a usage error and returns kExitUsage.
+  int UsageError(const std::string& message);
+
+  std::ostream& out() { return out_; }
+  std::ostream& err() { return err_; }
+
+  // Registers `run` as the body of subcommand `sub`.
+  void OnRun(CLI::App* sub, std::function<int()> run);
+
+ private:
+  std::ostream& out_;
+  std::ostream& err_;
+  ConfigFlags flags_;
+  std::string db_flag_;
+  std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
+};
+
+// True when file descriptor `fd` is a terminal.
+bool IsTerminal(int fd);
+
+void RegisterAdd(CLI::App& app, Cli& cli);
+void RegisterImport(CLI::App& app, Cli& cli);
+void RegisterList(CLI::App& app, Cli& cli);
+void RegisterShow(CLI::App& app, Cli& cli);
+void RegisterForget(CLI::App& app, Cli& cli);
+void RegisterExport(CLI::App& app, Cli& cli);
+void RegisterSearch(CLI::App& app, Cli& cli);
+void RegisterConfig(CLI::App& app, Cli& cli);
+void RegisterEval(CLI::App& app, Cli& cli);
+
+}  // namespace engram::cli
+
+#endif  // ENGRAM_TOOLS_ENGRAM_CLI_H_

@@ -1,0 +1,4 @@
+#include "tools/engram/cli.h"
+namespace engram::cli {
+void RegisterEval(CLI::App& app, Cli& cli) {}
+}  // namespace engram::cli

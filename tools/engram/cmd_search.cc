@@ -1,0 +1,129 @@
+// engram search QUERY: ranked facts, optionally explained.
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "src/store/fact_codec.h"
+#include "tools/engram/cli.h"
+#include "tools/engram/fact_printer.h"
+
+namespace engram::cli {
+namespace {
+
+std::string Fixed(double v, int digits = 4) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << v;
+  return out.str();
+}
+
+void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, double weight) {
+  out << "      " << std::left << std::setw(9) << name;
+  if (!s.present) {
+    out << "absent\n";
+    return;
+  }
+  out << "raw " << Fixed(s.raw) << "  norm " << Fixed(s.normalized) << "  weight "
+      << Fixed(weight, 3) << "  -> " << Fixed(weight * s.normalized) << "\n";
+}
+
+nlohmann::json SignalJson(const SignalValue& s) {
+  return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}};
+}
+
+}  // namespace
+
+void RegisterSearch(CLI::App& app, Cli& cli) {
+  struct Args {
+    std::string query;
+    size_t k = 0;
+    std::vector<std::string> scopes;
+    bool json = false;
+    bool explain = false;
+    std::string mode;
+    bool no_record = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand("search", "Find the facts that answer a query");
+  sub->footer("Example: engram search \"which port does postgres use\" -k 5 --explain");
+  sub->add_option("query", args->query, "What to look for")->required();
+  sub->add_option("-k", args->k, "Number of results (default: search.k, 10)");
+  sub->add_option("-s,--scope", args->scopes, "Scope (repeatable; default 'default')");
+  sub->add_flag("--json", args->json, "Print one JSON object");
+  sub->add_flag("--explain", args->explain, "Show each signal, its weight and the final score");
+  sub->add_option("--mode", args->mode, "blended, lexical or temporal (default: search.mode)")
+      ->check(CLI::IsMember({"blended", "lexical", "temporal"}));
+  sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
+  cli.OnRun(sub, [&cli, args]() -> int {
+    auto config = cli.Config();
+    if (!config.ok()) return cli.Fail(config.status());
+    SearchOptions options;
+    options.k = args->k > 0 ? args->k : config->search_k;
+    options.scopes = args->scopes;
+    options.mode = args->mode.empty() ? config->search_mode : *ParseFusionMode(args->mode);
+    options.explain = args->explain || args->json;
+    options.record_access = !args->no_record;
+    config->engine.create_if_missing = false;
+    auto engine = Engine::Open(config->engine);
+    if (!engine.ok()) return cli.Fail(engine.status());
+    auto response = (*engine)->Search(args->query, options);
+    if (!response.ok()) return cli.Fail(response.status());
+
+    if (args->json) {
+      nlohmann::json hits = nlohmann::json::array();
+      for (const SearchHit& h : response->hits) {
+        const Explanation& e = h.explanation;
+        hits.push_back({{"score", h.score},
+                        {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
+                        {"signals",
+                         {{"lexical", SignalJson(e.lexical)}, {"temporal", SignalJson(e.temporal)}}},
+                        {"weights",
+                         {{"semantic", e.weights.semantic},
+                          {"lexical", e.weights.lexical},
+                          {"temporal", e.weights.temporal}}},
+                        {"matched_terms", e.matched_terms}});
+      }
+      nlohmann::json out = {{"query", args->query},
+                            {"mode", FusionModeName(options.mode)},
+                            {"language", response->language},
+                            {"terms", response->query_terms},
+                            {"candidates", response->candidates},
+                            {"temporal_fallback", response->temporal_fallback},
+                            {"hits", hits}};
+      cli.out() << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      return kExitOk;
+    }
+    if (args->explain) {
+      cli.out() << "query terms (" << response->language << "):";
+      for (const auto& t : response->query_terms) cli.out() << " " << t;
+      cli.out() << "\nmode " << FusionModeName(options.mode) << ", " << response->candidates
+                << " candidate(s)"
+                << (response->temporal_fallback ? ", no term matched: ranked by recency" : "")
+                << "\n";
+    }
+    if (response->hits.empty()) {
+      cli.err() << "no facts found\n";
+      return kExitOk;
+    }
+    size_t rank = 0;
+    for (const SearchHit& h : response->hits) {
+      cli.out() << std::right << std::setw(2) << ++rank << ". " << Fixed(h.score) << "  ";
+      PrintFactLine(cli.out(), h.fact);
+      if (args->explain) {
+        const Explanation& e = h.explanation;
+        PrintSignal(cli.out(), "lexical", e.lexical, e.weights.lexical);
+        PrintSignal(cli.out(), "temporal", e.temporal, e.weights.temporal);
+        if (!e.matched_terms.empty()) {
+          cli.out() << "      matched ";
+          for (size_t i = 0; i < e.matched_terms.size(); ++i) {
+            cli.out() << (i ? ", " : "") << e.matched_terms[i];
+          }
+          cli.out() << "\n";
+        }
+      }
+    }
+    return kExitOk;
+  });
+}
+
+}  // namespace engram::cli
