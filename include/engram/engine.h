@@ -30,7 +30,7 @@ struct SignalValue {
 struct Explanation {
   SignalValue lexical;
   SignalValue temporal;
-  FusionWeights weights;            // effective, after renormalisation
+  FusionWeights weights;                   // effective, after renormalisation
   std::vector<std::string> matched_terms;  // analysed query terms found
   double final_score = 0.0;
 };
@@ -105,8 +105,7 @@ class Engine {
                                       const ImportOptions& options) = 0;
 
   // Looks a fact up by id or unique id prefix (>= 4 hex chars).
-  virtual Result<Fact> Get(const std::string& scope,
-                           const std::string& id_or_prefix) = 0;
+  virtual Result<Fact> Get(const std::string& scope, const std::string& id_or_prefix) = 0;
 
   virtual Result<std::vector<Fact>> List(const ListOptions& options) = 0;
 
@@ -118,8 +117,7 @@ class Engine {
   virtual Status Export(const std::vector<std::string>& scopes,
                         const std::function<bool(const Fact&)>& sink) = 0;
 
-  virtual Result<SearchResponse> Search(const std::string& query,
-                                        const SearchOptions& options) = 0;
+  virtual Result<SearchResponse> Search(const std::string& query, const SearchOptions& options) = 0;
 
   virtual Result<StoreStats> Stats() = 0;
 

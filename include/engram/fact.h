@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/clock.h"
@@ -20,18 +21,18 @@ inline constexpr char kDefaultScope[] = "default";
 inline constexpr char kDefaultKind[] = "fact";
 
 struct Fact {
-  std::string id;                    // 24 hex chars: SHA-256[0:12] of normalised content
+  std::string id;                     // 24 hex chars: SHA-256[0:12] of normalised content
   std::string scope = kDefaultScope;  // isolation unit: a user, an agent, a project
-  std::string content;               // UTF-8, NFC as given (never rewritten)
-  std::vector<std::string> tags;     // lower-case, unique, sorted
-  std::string kind = kDefaultKind;   // "fact", "lesson", "preference" or free text
-  std::string source;                // free text: where the fact came from
+  std::string content;                // UTF-8, NFC as given (never rewritten)
+  std::vector<std::string> tags;      // lower-case, unique, sorted
+  std::string kind = kDefaultKind;    // "fact", "lesson", "preference" or free text
+  std::string source;                 // free text: where the fact came from
   Timestamp created_at = 0;
   Timestamp updated_at = 0;
-  Timestamp last_accessed = 0;       // created_at until first returned by a search
-  int64_t access_count = 0;          // times returned by a search
-  double confidence = 1.0;           // 0..1
-  std::string metadata = "{}";       // a JSON object, serialised canonically
+  Timestamp last_accessed = 0;  // created_at until first returned by a search
+  int64_t access_count = 0;     // times returned by a search
+  double confidence = 1.0;      // 0..1
+  std::string metadata = "{}";  // a JSON object, serialised canonically
 };
 
 // What a caller supplies. Fields left empty take the defaults above; the
@@ -51,6 +52,12 @@ struct NewFact {
   std::optional<Timestamp> last_accessed;
   std::optional<int64_t> access_count;
 };
+
+// The id a fact with this content gets: the first 12 bytes of SHA-256 of
+// the content NFKC-normalised, case-folded, trimmed and with inner
+// whitespace collapsed, as 24 lower-case hex chars. `content` must be valid
+// UTF-8.
+std::string ComputeFactId(std::string_view content);
 
 }  // namespace engram
 

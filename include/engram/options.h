@@ -79,11 +79,11 @@ struct EngineOptions {
 
 // One search call.
 struct SearchOptions {
-  size_t k = 10;                   // results wanted; default 10
+  size_t k = 10;                    // results wanted; default 10
   std::vector<std::string> scopes;  // empty means {"default"}
   FusionMode mode = FusionMode::kBlended;
-  bool explain = false;            // fill SearchHit::explanation
-  bool record_access = true;       // bump access_count/last_accessed of hits
+  bool explain = false;       // fill SearchHit::explanation
+  bool record_access = true;  // bump access_count/last_accessed of hits
 };
 
 }  // namespace engram

@@ -38,8 +38,7 @@ std::string_view StatusCodeName(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return Status(); }
 
@@ -67,45 +66,29 @@ class [[nodiscard]] Status {
 inline Status InvalidArgument(std::string m) {
   return {StatusCode::kInvalidArgument, std::move(m)};
 }
-inline Status NotFound(std::string m) {
-  return {StatusCode::kNotFound, std::move(m)};
-}
+inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
   return {StatusCode::kFailedPrecondition, std::move(m)};
 }
-inline Status IOError(std::string m) {
-  return {StatusCode::kIOError, std::move(m)};
-}
-inline Status Corruption(std::string m) {
-  return {StatusCode::kCorruption, std::move(m)};
-}
-inline Status Unavailable(std::string m) {
-  return {StatusCode::kUnavailable, std::move(m)};
-}
-inline Status NotSupported(std::string m) {
-  return {StatusCode::kNotSupported, std::move(m)};
-}
-inline Status Cancelled(std::string m) {
-  return {StatusCode::kCancelled, std::move(m)};
-}
-inline Status Internal(std::string m) {
-  return {StatusCode::kInternal, std::move(m)};
-}
+inline Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
+inline Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
+inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+inline Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
+inline Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
+inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 // Either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : data_(std::move(value)) {}  // NOLINT(runtime/explicit)
-  Result(Status status)                          // NOLINT(runtime/explicit)
+  Result(Status status)                         // NOLINT(runtime/explicit)
       : data_(std::move(status)) {
     assert(!std::get<Status>(data_).ok());
   }
 
   bool ok() const { return std::holds_alternative<T>(data_); }
-  Status status() const {
-    return ok() ? Status::OK() : std::get<Status>(data_);
-  }
+  Status status() const { return ok() ? Status::OK() : std::get<Status>(data_); }
 
   T& value() & { return std::get<T>(data_); }
   const T& value() const& { return std::get<T>(data_); }
@@ -123,15 +106,16 @@ class [[nodiscard]] Result {
 }  // namespace engram
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define ENGRAM_RETURN_IF_ERROR(expr)                \
-  do {                                              \
-    ::engram::Status engram_status_ = (expr);       \
+#define ENGRAM_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::engram::Status engram_status_ = (expr);        \
     if (!engram_status_.ok()) return engram_status_; \
   } while (0)
 
 #define ENGRAM_CONCAT_INNER_(a, b) a##b
 #define ENGRAM_CONCAT_(a, b) ENGRAM_CONCAT_INNER_(a, b)
 
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` is a declaration.
 // `ENGRAM_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from a Result or
 // returns its Status.
 #define ENGRAM_ASSIGN_OR_RETURN(lhs, expr) \
@@ -140,5 +124,6 @@ class [[nodiscard]] Result {
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return tmp.status();                 \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // ENGRAM_STATUS_H_

@@ -71,24 +71,20 @@ std::string FormatIso8601(Timestamp t) {
   CivilFromDays(days, &y, &m, &d);
   char buf[40];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
-                static_cast<long long>(y), m, d,
-                static_cast<long long>(ms / 3600000),
-                static_cast<long long>(ms / 60000 % 60),
-                static_cast<long long>(ms / 1000 % 60),
+                static_cast<long long>(y), m, d, static_cast<long long>(ms / 3600000),
+                static_cast<long long>(ms / 60000 % 60), static_cast<long long>(ms / 1000 % 60),
                 static_cast<long long>(ms % 1000));
   return buf;
 }
 
 Result<Timestamp> ParseIso8601(std::string_view s) {
   const auto bad = [&](const char* why) {
-    return InvalidArgument("time: parse '" + std::string(s.substr(0, 40)) +
-                           "': " + why);
+    return InvalidArgument("time: parse '" + std::string(s.substr(0, 40)) + "': " + why);
   };
   size_t p = 0;
   int64_t y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
-  if (!ReadDigits(s, &p, 4, &y) || !Expect(s, &p, '-') ||
-      !ReadDigits(s, &p, 2, &mo) || !Expect(s, &p, '-') ||
-      !ReadDigits(s, &p, 2, &d)) {
+  if (!ReadDigits(s, &p, 4, &y) || !Expect(s, &p, '-') || !ReadDigits(s, &p, 2, &mo) ||
+      !Expect(s, &p, '-') || !ReadDigits(s, &p, 2, &d)) {
     return bad("expected YYYY-MM-DD");
   }
   if (mo < 1 || mo > 12 || d < 1 || d > DaysInMonth(y, static_cast<unsigned>(mo))) {
@@ -96,8 +92,7 @@ Result<Timestamp> ParseIso8601(std::string_view s) {
   }
   if (p < s.size() && (s[p] == 'T' || s[p] == ' ')) {
     ++p;
-    if (!ReadDigits(s, &p, 2, &h) || !Expect(s, &p, ':') ||
-        !ReadDigits(s, &p, 2, &mi)) {
+    if (!ReadDigits(s, &p, 2, &h) || !Expect(s, &p, ':') || !ReadDigits(s, &p, 2, &mi)) {
       return bad("expected HH:MM");
     }
     if (Expect(s, &p, ':')) {

@@ -11,8 +11,8 @@ TEST(TimeFormatTest, FormatsEpochAndKnownDate) {
 }
 
 TEST(TimeFormatTest, ParsesWhatItFormats) {
-  for (Timestamp t : {Timestamp{0}, Timestamp{1683554160123}, Timestamp{-86400001},
-                      Timestamp{4102444800999}}) {
+  for (Timestamp t :
+       {Timestamp{0}, Timestamp{1683554160123}, Timestamp{-86400001}, Timestamp{4102444800999}}) {
     auto parsed = ParseIso8601(FormatIso8601(t));
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     EXPECT_EQ(*parsed, t);
@@ -28,8 +28,8 @@ TEST(TimeFormatTest, AcceptsCommonVariants) {
 }
 
 TEST(TimeFormatTest, RejectsNonsenseWithMessage) {
-  for (const char* bad : {"", "yesterday", "2023-13-01", "2023-02-30",
-                          "2023-05-08T25:00", "2023-05-08Tx"}) {
+  for (const char* bad :
+       {"", "yesterday", "2023-13-01", "2023-02-30", "2023-05-08T25:00", "2023-05-08Tx"}) {
     auto r = ParseIso8601(bad);
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("time: parse"), std::string::npos);

@@ -18,8 +18,7 @@ icu::UnicodeString FromUtf8(std::string_view text) {
       icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
 }
 
-icu::UnicodeString Normalize(const icu::Normalizer2* n,
-                             const icu::UnicodeString& s) {
+icu::UnicodeString Normalize(const icu::Normalizer2* n, const icu::UnicodeString& s) {
   UErrorCode err = U_ZERO_ERROR;
   icu::UnicodeString out = n->normalize(s, err);
   return U_SUCCESS(err) ? out : s;

@@ -6,7 +6,7 @@ namespace engram {
 namespace {
 
 TEST(UnicodeTest, NfkcFoldsCompatibilityForms) {
-  EXPECT_EQ(Nfkc("ﬁle"), "file");      // ligature
+  EXPECT_EQ(Nfkc("ﬁle"), "file");          // ligature
   EXPECT_EQ(Nfkc("Ｈｅｌｌｏ"), "Hello");  // full-width
 }
 

@@ -30,10 +30,10 @@ std::string FormatDouble(double v) {
   return out.str();
 }
 
-#define ENGRAM_DOUBLE_KEY(name, field, lo, hi, text)                            \
-  KeyDef {                                                                    \
-    name, KeyType::kDouble, lo, hi, text,                                     \
-        [](const ResolvedConfig& c) { return FormatDouble(c.field); },        \
+#define ENGRAM_DOUBLE_KEY(name, field, lo, hi, text)                             \
+  KeyDef {                                                                       \
+    name, KeyType::kDouble, lo, hi, text,                                        \
+        [](const ResolvedConfig& c) { return FormatDouble(c.field); },           \
         [](ResolvedConfig* c, const std::string& v) { c->field = std::stod(v); } \
   }
 
@@ -104,7 +104,8 @@ Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string
     }
     case KeyType::kBool: {
       std::string v = raw;
-      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::transform(v.begin(), v.end(), v.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
       if (v == "true" || v == "1" || v == "yes" || v == "on") return std::string("true");
       if (v == "false" || v == "0" || v == "no" || v == "off") return std::string("false");
       return InvalidArgument("'" + raw + "' is not a boolean");
@@ -145,8 +146,8 @@ std::optional<std::string> TomlValue(const toml::table& table, const std::string
 void CollectTomlKeys(const toml::table& table, const std::string& prefix,
                      std::vector<std::string>* out) {
   for (const auto& [k, v] : table) {
-    const std::string name = prefix.empty() ? std::string(k.str())
-                                            : prefix + "." + std::string(k.str());
+    const std::string name =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     if (const toml::table* sub = v.as_table()) {
       CollectTomlKeys(*sub, name, out);
     } else {
@@ -167,10 +168,14 @@ Environment ProcessEnvironment() {
 
 std::string_view ConfigSourceName(ConfigSource source) {
   switch (source) {
-    case ConfigSource::kDefault: return "default";
-    case ConfigSource::kFile: return "file";
-    case ConfigSource::kEnvironment: return "env";
-    case ConfigSource::kFlag: return "flag";
+    case ConfigSource::kDefault:
+      return "default";
+    case ConfigSource::kFile:
+      return "file";
+    case ConfigSource::kEnvironment:
+      return "env";
+    case ConfigSource::kFlag:
+      return "flag";
   }
   return "?";
 }
@@ -184,9 +189,12 @@ Result<FusionMode> ParseFusionMode(const std::string& text) {
 
 std::string_view FusionModeName(FusionMode mode) {
   switch (mode) {
-    case FusionMode::kBlended: return "blended";
-    case FusionMode::kLexical: return "lexical";
-    case FusionMode::kTemporal: return "temporal";
+    case FusionMode::kBlended:
+      return "blended";
+    case FusionMode::kLexical:
+      return "lexical";
+    case FusionMode::kTemporal:
+      return "temporal";
   }
   return "?";
 }
@@ -215,14 +223,14 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
     } catch (const toml::parse_error& e) {
       std::ostringstream where;
       where << e.source().begin;
-      return InvalidArgument("config: read '" + config.config_path + "': " +
-                             std::string(e.description()) + " at " + where.str());
+      return InvalidArgument("config: read '" + config.config_path +
+                             "': " + std::string(e.description()) + " at " + where.str());
     }
     std::vector<std::string> present;
     CollectTomlKeys(file, "", &present);
     for (const auto& k : present) {
-      const bool known = std::any_of(Keys().begin(), Keys().end(),
-                                     [&](const KeyDef& d) { return k == d.key; });
+      const bool known =
+          std::any_of(Keys().begin(), Keys().end(), [&](const KeyDef& d) { return k == d.key; });
       if (!known) {
         config.warnings.push_back("config: unknown key '" + k + "' in " + config.config_path +
                                   " (ignored)");
@@ -252,8 +260,7 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
       auto checked = Check(def, *layer.value, &warning);
       if (!checked.ok()) {
         config.warnings.push_back("config: " + std::string(def.key) + " from " + layer.origin +
-                                  ": " + checked.status().message() + "; keeping " +
-                                  entry.value);
+                                  ": " + checked.status().message() + "; keeping " + entry.value);
         continue;
       }
       if (!warning.empty()) {

@@ -36,17 +36,17 @@ std::string_view ConfigSourceName(ConfigSource source);
 
 // One effective setting and where it came from.
 struct ConfigEntry {
-  std::string key;      // "bm25.k1"
-  std::string value;    // as text
+  std::string key;    // "bm25.k1"
+  std::string value;  // as text
   ConfigSource source = ConfigSource::kDefault;
-  std::string origin;   // the file path, variable name or flag; empty for defaults
-  std::string help;     // one line: unit, default, trade-off
+  std::string origin;  // the file path, variable name or flag; empty for defaults
+  std::string help;    // one line: unit, default, trade-off
 };
 
 struct ResolvedConfig {
   EngineOptions engine;
-  std::string home;          // data directory
-  std::string config_path;   // the file consulted (may not exist)
+  std::string home;         // data directory
+  std::string config_path;  // the file consulted (may not exist)
   size_t search_k = 10;
   FusionMode search_mode = FusionMode::kBlended;
   std::vector<ConfigEntry> entries;   // every key, in a stable order

@@ -54,7 +54,9 @@ TEST(ConfigTest, PrecedenceIsFileThenEnvThenFlag) {
 }
 
 TEST(ConfigTest, OutOfRangeIsClampedAndGarbageRefusedWithWarnings) {
-  auto env = FakeEnv({{"HOME", "/h"}, {"ENGRAM_BM25_B", "3"}, {"ENGRAM_BM25_K1", "fast"},
+  auto env = FakeEnv({{"HOME", "/h"},
+                      {"ENGRAM_BM25_B", "3"},
+                      {"ENGRAM_BM25_K1", "fast"},
                       {"ENGRAM_SEARCH_MODE", "magic"}});
   auto c = ResolveConfig(env, {});
   ASSERT_TRUE(c.ok());

@@ -38,8 +38,7 @@ Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now) {
   // A merge unites tags; the length the index sees is that of the union.
   std::vector<std::string> merged_tags = row.fact.tags;
   if (auto existing = store_->Get(row.fact.scope, row.fact.id); existing.ok()) {
-    merged_tags.insert(merged_tags.end(), existing->fact.tags.begin(),
-                       existing->fact.tags.end());
+    merged_tags.insert(merged_tags.end(), existing->fact.tags.begin(), existing->fact.tags.end());
     std::sort(merged_tags.begin(), merged_tags.end());
     merged_tags.erase(std::unique(merged_tags.begin(), merged_tags.end()), merged_tags.end());
   }

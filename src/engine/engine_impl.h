@@ -28,8 +28,7 @@ class EngineImpl final : public Engine {
   Result<int64_t> Forget(const ForgetRequest& request) override;
   Status Export(const std::vector<std::string>& scopes,
                 const std::function<bool(const Fact&)>& sink) override;
-  Result<SearchResponse> Search(const std::string& query,
-                                const SearchOptions& options) override;
+  Result<SearchResponse> Search(const std::string& query, const SearchOptions& options) override;
   Result<StoreStats> Stats() override;
   const EngineOptions& options() const override { return options_; }
 

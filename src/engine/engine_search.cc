@@ -34,8 +34,7 @@ Result<std::vector<LexicalHit>> AllFacts(SqliteDb* db, const std::vector<std::st
 
 }  // namespace
 
-Result<SearchResponse> EngineImpl::Search(const std::string& query,
-                                          const SearchOptions& options) {
+Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
   const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
   SearchResponse response;
   const LexicalQuery lexical_query = AnalyzeQuery(query);
@@ -47,13 +46,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query,
   std::vector<LexicalHit> hits;
   bool lexical_scored = false;
   if (options.mode != FusionMode::kTemporal) {
-    ENGRAM_ASSIGN_OR_RETURN(
-        hits, SearchLexical(store_->db(), lexical_query, scopes, options_.bm25));
+    ENGRAM_ASSIGN_OR_RETURN(hits,
+                            SearchLexical(store_->db(), lexical_query, scopes, options_.bm25));
     lexical_scored = true;
   }
   if (options.mode == FusionMode::kTemporal ||
-      (hits.empty() && options.mode == FusionMode::kBlended &&
-       options_.fusion.temporal_fallback)) {
+      (hits.empty() && options.mode == FusionMode::kBlended && options_.fusion.temporal_fallback)) {
     response.temporal_fallback = options.mode != FusionMode::kTemporal;
     ENGRAM_ASSIGN_OR_RETURN(hits, AllFacts(store_->db(), scopes));
     lexical_scored = false;

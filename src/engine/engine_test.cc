@@ -79,7 +79,8 @@ TEST_F(EngineTest, LexicalModeRanksByBm25) {
   Add("Lunch is at noon");
   const auto got = Contents("deploy checklist", FusionMode::kLexical);
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], "Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
+  EXPECT_EQ(got[0],
+            "Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
 }
 
 TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
@@ -191,10 +192,13 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
   ASSERT_TRUE(engine_->Search("código", o).ok());  // bump counters
 
   std::vector<Fact> exported;
-  ASSERT_TRUE(engine_->Export({}, [&](const Fact& x) {
-                       exported.push_back(x);
-                       return true;
-                     }).ok());
+  ASSERT_TRUE(engine_
+                  ->Export({},
+                           [&](const Fact& x) {
+                             exported.push_back(x);
+                             return true;
+                           })
+                  .ok());
   ASSERT_EQ(exported.size(), 2u);
 
   testing::TempDir other;
@@ -222,10 +226,13 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
   }
   ASSERT_TRUE((*copy)->Import(in, {}).ok());
   std::vector<Fact> again;
-  ASSERT_TRUE((*copy)->Export({}, [&](const Fact& x) {
-                       again.push_back(x);
-                       return true;
-                     }).ok());
+  ASSERT_TRUE((*copy)
+                  ->Export({},
+                           [&](const Fact& x) {
+                             again.push_back(x);
+                             return true;
+                           })
+                  .ok());
   ASSERT_EQ(again.size(), exported.size());
   for (size_t i = 0; i < again.size(); ++i) {
     EXPECT_EQ(again[i].id, exported[i].id);

@@ -24,8 +24,7 @@ bool HasControl(std::string_view s) {
   return false;
 }
 
-Status CheckText(const char* field, std::string_view value, size_t max_bytes,
-                 bool allow_empty) {
+Status CheckText(const char* field, std::string_view value, size_t max_bytes, bool allow_empty) {
   size_t bad = 0;
   if (!IsValidUtf8(value, &bad)) {
     return InvalidArgument(std::string(field) + ": invalid UTF-8 at byte " +
@@ -58,8 +57,7 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
   if (IsBlank(f.content)) return InvalidArgument("content: empty text");
   if (f.content.size() > limits.max_content_bytes) {
     return InvalidArgument("content: " + std::to_string(f.content.size()) +
-                           " bytes, over the limit of " +
-                           std::to_string(limits.max_content_bytes) +
+                           " bytes, over the limit of " + std::to_string(limits.max_content_bytes) +
                            " (limits.max_content_bytes)");
   }
   ENGRAM_RETURN_IF_ERROR(CheckText("scope", f.scope, kMaxScopeBytes, false));
@@ -67,16 +65,15 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
   ENGRAM_RETURN_IF_ERROR(CheckText("kind", f.kind, kMaxKindBytes, false));
   ENGRAM_RETURN_IF_ERROR(CheckText("source", f.source, kMaxSourceBytes, true));
   if (f.tags.size() > limits.max_tags) {
-    return InvalidArgument("tags: " + std::to_string(f.tags.size()) +
-                           " tags, over the limit of " + std::to_string(limits.max_tags));
+    return InvalidArgument("tags: " + std::to_string(f.tags.size()) + " tags, over the limit of " +
+                           std::to_string(limits.max_tags));
   }
   for (const auto& tag : f.tags) {
     ENGRAM_RETURN_IF_ERROR(CheckText("tags", tag, kMaxTagBytes, false));
     if (HasControl(tag)) return InvalidArgument("tags: '" + tag + "' has control characters");
   }
   if (!std::isfinite(f.confidence) || f.confidence < 0 || f.confidence > 1) {
-    return InvalidArgument("confidence: " + std::to_string(f.confidence) +
-                           " is outside [0, 1]");
+    return InvalidArgument("confidence: " + std::to_string(f.confidence) + " is outside [0, 1]");
   }
   ENGRAM_RETURN_IF_ERROR(CheckText("metadata", f.metadata, limits.max_metadata_bytes, false));
   const auto meta = nlohmann::json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);

@@ -16,14 +16,10 @@ using nlohmann::json;
 // Context for the messages of one line: "eval: <operation>: <file>:<line>".
 class LineContext {
  public:
-  LineContext(std::string_view operation, const std::filesystem::path& source,
-              size_t line)
-      : prefix_("eval: " + std::string(operation) + ": " +
-                FileLine(source, line) + ": ") {}
+  LineContext(std::string_view operation, const std::filesystem::path& source, size_t line)
+      : prefix_("eval: " + std::string(operation) + ": " + FileLine(source, line) + ": ") {}
 
-  Status Error(const std::string& cause) const {
-    return InvalidArgument(prefix_ + cause);
-  }
+  Status Error(const std::string& cause) const { return InvalidArgument(prefix_ + cause); }
 
  private:
   std::string prefix_;
@@ -34,15 +30,14 @@ bool IsAbsent(const json& row, const char* key) {
   return it == row.end() || it->is_null();
 }
 
-Status WrongType(const LineContext& context, const std::string& key,
-                 const char* want, const json& value) {
-  return context.Error("\"" + key + "\" must be " + want + ", not " +
-                       value.type_name());
+Status WrongType(const LineContext& context, const std::string& key, const char* want,
+                 const json& value) {
+  return context.Error("\"" + key + "\" must be " + want + ", not " + value.type_name());
 }
 
 // Reads the optional string `key` of `object` into `*out`.
-Status ReadString(const LineContext& context, const json& object,
-                  const std::string& key, std::string* out) {
+Status ReadString(const LineContext& context, const json& object, const std::string& key,
+                  std::string* out) {
   if (IsAbsent(object, key.c_str())) return Status::OK();
   const json& value = object.at(key);
   if (!value.is_string()) return WrongType(context, key, "a string", value);
@@ -72,8 +67,7 @@ Result<std::string> ReadText(const LineContext& context, const json& row) {
   return text;
 }
 
-Status ReadTags(const LineContext& context, const json& metadata,
-                std::vector<std::string>* tags) {
+Status ReadTags(const LineContext& context, const json& metadata, std::vector<std::string>* tags) {
   if (IsAbsent(metadata, "tags")) return Status::OK();
   const json& value = metadata.at("tags");
   if (!value.is_array()) {
@@ -88,8 +82,7 @@ Status ReadTags(const LineContext& context, const json& metadata,
   return Status::OK();
 }
 
-Status ReadScope(const LineContext& context, const json& metadata,
-                 std::string* scope) {
+Status ReadScope(const LineContext& context, const json& metadata, std::string* scope) {
   ENGRAM_RETURN_IF_ERROR(ReadString(context, metadata, "scope", scope));
   if (scope->empty()) return context.Error("empty \"metadata.scope\"");
   return Status::OK();
@@ -108,10 +101,8 @@ Result<const json*> ReadMetadata(const LineContext& context, const json& row) {
 // Parses each non-blank line of a JSON-lines file into an object and hands
 // it to `parse_row`, rejecting repeated ids. `Row` has an `id` member.
 template <typename Row, typename ParseRow>
-Result<std::vector<Row>> ParseJsonLines(std::string_view text,
-                                        const std::filesystem::path& source,
-                                        std::string_view operation,
-                                        ParseRow parse_row) {
+Result<std::vector<Row>> ParseJsonLines(std::string_view text, const std::filesystem::path& source,
+                                        std::string_view operation, ParseRow parse_row) {
   std::vector<Row> rows;
   std::unordered_set<std::string> ids;
   const std::vector<std::string_view> lines = SplitLines(text);
@@ -125,13 +116,11 @@ Result<std::vector<Row>> ParseJsonLines(std::string_view text,
       return context.Error(std::string("malformed JSON: ") + e.what());
     }
     if (!row.is_object()) {
-      return context.Error(std::string("want a JSON object, got ") +
-                           row.type_name());
+      return context.Error(std::string("want a JSON object, got ") + row.type_name());
     }
     ENGRAM_ASSIGN_OR_RETURN(Row parsed, parse_row(context, row));
     if (!ids.insert(parsed.id).second) {
-      return context.Error("\"_id\" \"" + parsed.id +
-                           "\" repeats an earlier row");
+      return context.Error("\"_id\" \"" + parsed.id + "\" repeats an earlier row");
     }
     rows.push_back(std::move(parsed));
   }
@@ -150,13 +139,11 @@ Result<CorpusDoc> ParseCorpusRow(const LineContext& context, const json& row) {
   if (!IsAbsent(*metadata, "created_at")) {
     const json& value = metadata->at("created_at");
     if (!value.is_string()) {
-      return WrongType(context, "metadata.created_at", "an ISO-8601 string",
-                       value);
+      return WrongType(context, "metadata.created_at", "an ISO-8601 string", value);
     }
     Result<Timestamp> created_at = ParseIso8601(value.get<std::string>());
     if (!created_at.ok()) {
-      return context.Error("\"metadata.created_at\": " +
-                           created_at.status().message());
+      return context.Error("\"metadata.created_at\": " + created_at.status().message());
     }
     doc.created_at = *created_at;
   }
@@ -176,13 +163,13 @@ Result<EvalQuery> ParseQueryRow(const LineContext& context, const json& row) {
 
 }  // namespace
 
-Result<std::vector<CorpusDoc>> ParseBeirCorpus(
-    std::string_view text, const std::filesystem::path& source) {
+Result<std::vector<CorpusDoc>> ParseBeirCorpus(std::string_view text,
+                                               const std::filesystem::path& source) {
   return ParseJsonLines<CorpusDoc>(text, source, "load corpus", ParseCorpusRow);
 }
 
-Result<std::vector<EvalQuery>> ParseBeirQueries(
-    std::string_view text, const std::filesystem::path& source) {
+Result<std::vector<EvalQuery>> ParseBeirQueries(std::string_view text,
+                                                const std::filesystem::path& source) {
   return ParseJsonLines<EvalQuery>(text, source, "load queries", ParseQueryRow);
 }
 
@@ -194,20 +181,15 @@ Result<BeirDataset> LoadBeirDataset(const std::filesystem::path& dir,
   dataset.name = normal.filename().string();
 
   const std::filesystem::path corpus_path = dir / "corpus.jsonl";
-  ENGRAM_ASSIGN_OR_RETURN(std::string corpus_text,
-                          ReadTextFile(corpus_path, "load corpus"));
-  ENGRAM_ASSIGN_OR_RETURN(dataset.corpus,
-                          ParseBeirCorpus(corpus_text, corpus_path));
+  ENGRAM_ASSIGN_OR_RETURN(std::string corpus_text, ReadTextFile(corpus_path, "load corpus"));
+  ENGRAM_ASSIGN_OR_RETURN(dataset.corpus, ParseBeirCorpus(corpus_text, corpus_path));
 
   const std::filesystem::path queries_path = dir / "queries.jsonl";
-  ENGRAM_ASSIGN_OR_RETURN(std::string queries_text,
-                          ReadTextFile(queries_path, "load queries"));
-  ENGRAM_ASSIGN_OR_RETURN(dataset.queries,
-                          ParseBeirQueries(queries_text, queries_path));
+  ENGRAM_ASSIGN_OR_RETURN(std::string queries_text, ReadTextFile(queries_path, "load queries"));
+  ENGRAM_ASSIGN_OR_RETURN(dataset.queries, ParseBeirQueries(queries_text, queries_path));
 
-  ENGRAM_ASSIGN_OR_RETURN(
-      dataset.qrels,
-      LoadBeirQrels(dir / "qrels" / (options.qrels_split + ".tsv")));
+  ENGRAM_ASSIGN_OR_RETURN(dataset.qrels,
+                          LoadBeirQrels(dir / "qrels" / (options.qrels_split + ".tsv")));
   std::unordered_set<std::string_view> query_ids;
   for (const EvalQuery& query : dataset.queries) query_ids.insert(query.id);
   for (auto it = dataset.qrels.begin(); it != dataset.qrels.end();) {

@@ -71,10 +71,10 @@ Result<BeirDataset> LoadBeirDataset(const std::filesystem::path& dir,
 
 // The corpus and queries parsers on their own; `source` names the input in
 // error messages.
-Result<std::vector<CorpusDoc>> ParseBeirCorpus(
-    std::string_view text, const std::filesystem::path& source);
-Result<std::vector<EvalQuery>> ParseBeirQueries(
-    std::string_view text, const std::filesystem::path& source);
+Result<std::vector<CorpusDoc>> ParseBeirCorpus(std::string_view text,
+                                               const std::filesystem::path& source);
+Result<std::vector<EvalQuery>> ParseBeirQueries(std::string_view text,
+                                                const std::filesystem::path& source);
 
 }  // namespace engram
 

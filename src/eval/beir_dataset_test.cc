@@ -114,8 +114,7 @@ TEST_F(BeirDatasetTest, MalformedJsonNamesFileAndLine) {
   EXPECT_EQ(dataset.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(
       dataset.status().message(),
-      HasSubstr("eval: load corpus: " + (dir_ / "corpus.jsonl").string() +
-                ":2: malformed JSON"));
+      HasSubstr("eval: load corpus: " + (dir_ / "corpus.jsonl").string() + ":2: malformed JSON"));
 }
 
 TEST_F(BeirDatasetTest, MissingIdNamesFileAndLine) {
@@ -127,8 +126,7 @@ TEST_F(BeirDatasetTest, MissingIdNamesFileAndLine) {
   Result<BeirDataset> dataset = LoadBeirDataset(dir_);
   ASSERT_FALSE(dataset.ok());
   EXPECT_EQ(dataset.status().message(),
-            "eval: load queries: " + (dir_ / "queries.jsonl").string() +
-                ":3: missing \"_id\"");
+            "eval: load queries: " + (dir_ / "queries.jsonl").string() + ":3: missing \"_id\"");
 }
 
 TEST(ParseBeirCorpusTest, RejectsBadRows) {
@@ -137,20 +135,17 @@ TEST(ParseBeirCorpusTest, RejectsBadRows) {
     const char* error;
   };
   const Case cases[] = {
-      {R"(["not", "an", "object"])",
-       "c.jsonl:1: want a JSON object, got array"},
+      {R"(["not", "an", "object"])", "c.jsonl:1: want a JSON object, got array"},
       {R"({"_id": "d", "title": "t"})", "c.jsonl:1: missing \"text\""},
       {R"({"_id": "", "text": "t"})", "c.jsonl:1: empty \"_id\""},
       {R"({"_id": 1.5, "text": "t"})", "\"_id\" must be a string, not number"},
       {R"({"_id": "d", "text": 3})", "\"text\" must be a string, not number"},
-      {R"({"_id": "d", "text": "t", "metadata": []})",
-       "\"metadata\" must be an object, not array"},
+      {R"({"_id": "d", "text": "t", "metadata": []})", "\"metadata\" must be an object, not array"},
       {R"({"_id": "d", "text": "t", "metadata": {"tags": "x"}})",
        "\"metadata.tags\" must be an array of strings, not string"},
       {R"({"_id": "d", "text": "t", "metadata": {"tags": [1]}})",
        "\"metadata.tags[]\" must be a string, not number"},
-      {R"({"_id": "d", "text": "t", "metadata": {"scope": ""}})",
-       "empty \"metadata.scope\""},
+      {R"({"_id": "d", "text": "t", "metadata": {"scope": ""}})", "empty \"metadata.scope\""},
       {R"({"_id": "d", "text": "t", "metadata": {"created_at": "May 8"}})",
        "c.jsonl:1: \"metadata.created_at\": "},
       {R"({"_id": "d", "text": "t", "metadata": {"created_at": 17}})",
@@ -166,8 +161,7 @@ TEST(ParseBeirCorpusTest, RejectsBadRows) {
 
 TEST(ParseBeirCorpusTest, RejectsRepeatedId) {
   Result<std::vector<CorpusDoc>> corpus = ParseBeirCorpus(
-      "{\"_id\": \"d\", \"text\": \"a\"}\n{\"_id\": \"d\", \"text\": \"b\"}\n",
-      "c.jsonl");
+      "{\"_id\": \"d\", \"text\": \"a\"}\n{\"_id\": \"d\", \"text\": \"b\"}\n", "c.jsonl");
   ASSERT_FALSE(corpus.ok());
   EXPECT_EQ(corpus.status().message(),
             "eval: load corpus: c.jsonl:2: \"_id\" \"d\" repeats an earlier "
@@ -189,8 +183,7 @@ TEST(ParseBeirCorpusTest, AcceptsIntegerIdNullsAndUnknownFields) {
 
 TEST(ParseBeirQueriesTest, IgnoresCreatedAtOnQueries) {
   Result<std::vector<EvalQuery>> queries = ParseBeirQueries(
-      R"({"_id": "q", "text": "t", "metadata": {"created_at": "not a time"}})",
-      "q.jsonl");
+      R"({"_id": "q", "text": "t", "metadata": {"created_at": "not a time"}})", "q.jsonl");
   ASSERT_TRUE(queries.ok()) << queries.status().ToString();
   EXPECT_EQ((*queries)[0].id, "q");
 }

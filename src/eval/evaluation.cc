@@ -6,8 +6,8 @@
 
 namespace engram {
 
-Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels,
-                            QuerySet query_set, const MetricOptions& options) {
+Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels, QuerySet query_set,
+                            const MetricOptions& options) {
   ENGRAM_RETURN_IF_ERROR(ValidateMetricOptions(options));
   Evaluation evaluation;
   for (const auto& [qid, docs] : run) {
@@ -18,8 +18,7 @@ Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels,
   for (const auto& [qid, judgments] : qrels) {
     auto it = run.find(qid);
     const bool in_run = it != run.end() && !it->second.empty();
-    const bool has_relevant =
-        CountRelevant(judgments, options.relevance_level) > 0;
+    const bool has_relevant = CountRelevant(judgments, options.relevance_level) > 0;
     if (!in_run) ++evaluation.num_missing_from_run;
     if (!has_relevant) ++evaluation.num_without_relevant;
 
@@ -46,8 +45,7 @@ Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels,
       std::string_view cause = status.message();
       constexpr std::string_view kPrefix = "eval: judge ranking: ";
       if (cause.starts_with(kPrefix)) cause.remove_prefix(kPrefix.size());
-      return Status(status.code(), "eval: evaluate: query \"" + qid +
-                                       "\": " + std::string(cause));
+      return Status(status.code(), "eval: evaluate: query \"" + qid + "\": " + std::string(cause));
     }
     evaluation.per_query.emplace(qid, std::move(values).value());
   }
@@ -58,8 +56,7 @@ Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels,
     for (const auto& [qid, values] : evaluation.per_query) {
       sum += values.at(name);
     }
-    evaluation.mean[name] =
-        evaluation.num_queries == 0 ? 0.0 : sum / evaluation.num_queries;
+    evaluation.mean[name] = evaluation.num_queries == 0 ? 0.0 : sum / evaluation.num_queries;
   }
   return evaluation;
 }

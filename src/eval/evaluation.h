@@ -54,8 +54,7 @@ struct Evaluation {
 // Evaluates `run` against `qrels`. InvalidArgument, naming the query, when
 // a query's results repeat a doc id or hold a NaN score, or when `options`
 // is invalid.
-Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels,
-                            QuerySet query_set,
+Result<Evaluation> Evaluate(const EvalRun& run, const Qrels& qrels, QuerySet query_set,
                             const MetricOptions& options = {});
 
 }  // namespace engram

@@ -7,13 +7,9 @@ namespace {
 
 // q1: relevant doc at rank 1. q2: judged, nothing relevant. q3: judged with
 // a relevant doc, absent from the run. q4: in the run, not judged.
-Qrels SampleQrels() {
-  return {{"q1", {{"a", 1}}}, {"q2", {{"b", 0}}}, {"q3", {{"c", 1}}}};
-}
+Qrels SampleQrels() { return {{"q1", {{"a", 1}}}, {"q2", {{"b", 0}}}, {"q3", {{"c", 1}}}}; }
 
-EvalRun SampleRun() {
-  return {{"q1", {{"a", 1.0}}}, {"q2", {{"b", 1.0}}}, {"q4", {{"x", 1.0}}}};
-}
+EvalRun SampleRun() { return {{"q1", {{"a", 1.0}}}, {"q2", {{"b", 1.0}}}, {"q4", {{"x", 1.0}}}}; }
 
 MetricOptions MrrOnly() {
   MetricOptions options;
@@ -43,8 +39,7 @@ TEST(EvaluateTest, AllJudgedCountsMissingQueriesAsEmpty) {
   Result<Evaluation> evaluation =
       Evaluate(SampleRun(), SampleQrels(), QuerySet::kAllJudged, MrrOnly());
   ASSERT_TRUE(evaluation.ok());
-  EXPECT_EQ(QueryIds(*evaluation),
-            (std::vector<std::string>{"q1", "q2", "q3"}));
+  EXPECT_EQ(QueryIds(*evaluation), (std::vector<std::string>{"q1", "q2", "q3"}));
   EXPECT_DOUBLE_EQ(evaluation->mean.at("MRR"), 1.0 / 3);
   EXPECT_DOUBLE_EQ(evaluation->per_query.at("q3").at("MRR"), 0.0);
 }
@@ -70,20 +65,17 @@ TEST(EvaluateTest, WithRelevantUsesTheRelevanceLevel) {
 TEST(EvaluateTest, EmptyResultListIsNotInTheRun) {
   EvalRun run = {{"q1", {}}};
   Qrels qrels = {{"q1", {{"a", 1}}}};
-  Result<Evaluation> trec =
-      Evaluate(run, qrels, QuerySet::kRunAndJudged, MrrOnly());
+  Result<Evaluation> trec = Evaluate(run, qrels, QuerySet::kRunAndJudged, MrrOnly());
   ASSERT_TRUE(trec.ok());
   EXPECT_EQ(trec->num_queries, 0);
   EXPECT_EQ(trec->num_missing_from_run, 1);
-  Result<Evaluation> design =
-      Evaluate(run, qrels, QuerySet::kWithRelevant, MrrOnly());
+  Result<Evaluation> design = Evaluate(run, qrels, QuerySet::kWithRelevant, MrrOnly());
   ASSERT_TRUE(design.ok());
   EXPECT_EQ(design->num_queries, 1);
 }
 
 TEST(EvaluateTest, NoQueriesGivesZeroMeans) {
-  Result<Evaluation> evaluation =
-      Evaluate({}, {}, QuerySet::kRunAndJudged, MrrOnly());
+  Result<Evaluation> evaluation = Evaluate({}, {}, QuerySet::kRunAndJudged, MrrOnly());
   ASSERT_TRUE(evaluation.ok());
   EXPECT_EQ(evaluation->num_queries, 0);
   EXPECT_EQ(evaluation->mean.size(), MetricNames(MrrOnly()).size());
@@ -91,8 +83,7 @@ TEST(EvaluateTest, NoQueriesGivesZeroMeans) {
 }
 
 TEST(EvaluateTest, MeanIsTheMacroAverage) {
-  EvalRun run = {{"q1", {{"a", 2.0}, {"b", 1.0}}},
-                 {"q2", {{"c", 2.0}, {"d", 1.0}}}};
+  EvalRun run = {{"q1", {{"a", 2.0}, {"b", 1.0}}}, {"q2", {{"c", 2.0}, {"d", 1.0}}}};
   Qrels qrels = {{"q1", {{"a", 1}}}, {"q2", {{"d", 1}, {"e", 1}}}};
   Result<Evaluation> evaluation = Evaluate(run, qrels, QuerySet::kRunAndJudged);
   ASSERT_TRUE(evaluation.ok());
@@ -104,12 +95,10 @@ TEST(EvaluateTest, MeanIsTheMacroAverage) {
 
 TEST(EvaluateTest, DuplicateDocNamesTheQuery) {
   EvalRun run = {{"q1", {{"a", 2.0}, {"a", 1.0}}}};
-  Result<Evaluation> evaluation =
-      Evaluate(run, {{"q1", {{"a", 1}}}}, QuerySet::kRunAndJudged);
+  Result<Evaluation> evaluation = Evaluate(run, {{"q1", {{"a", 1}}}}, QuerySet::kRunAndJudged);
   ASSERT_FALSE(evaluation.ok());
   EXPECT_EQ(evaluation.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(evaluation.status().message(),
-            "eval: evaluate: query \"q1\": doc \"a\" appears twice");
+  EXPECT_EQ(evaluation.status().message(), "eval: evaluate: query \"q1\": doc \"a\" appears twice");
 }
 
 TEST(EvaluateTest, RejectsBadOptions) {

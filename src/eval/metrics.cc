@@ -54,32 +54,26 @@ void SortTrecEvalOrder(std::vector<ScoredDoc>* docs) {
   std::sort(docs->begin(), docs->end(), TrecEvalBefore);
 }
 
-Result<JudgedRanking> JudgeRanking(std::span<const ScoredDoc> docs,
-                                   const Judgments& judgments,
+Result<JudgedRanking> JudgeRanking(std::span<const ScoredDoc> docs, const Judgments& judgments,
                                    int relevance_level) {
   if (relevance_level < 1) {
-    return InvalidArgument(
-        "eval: judge ranking: relevance_level must be >= 1, got " +
-        std::to_string(relevance_level));
+    return InvalidArgument("eval: judge ranking: relevance_level must be >= 1, got " +
+                           std::to_string(relevance_level));
   }
   std::vector<const ScoredDoc*> order;
   order.reserve(docs.size());
   std::unordered_set<std::string_view> seen;
   for (const ScoredDoc& doc : docs) {
     if (std::isnan(doc.score)) {
-      return InvalidArgument("eval: judge ranking: doc \"" + doc.doc_id +
-                             "\" has a NaN score");
+      return InvalidArgument("eval: judge ranking: doc \"" + doc.doc_id + "\" has a NaN score");
     }
     if (!seen.insert(doc.doc_id).second) {
-      return InvalidArgument("eval: judge ranking: doc \"" + doc.doc_id +
-                             "\" appears twice");
+      return InvalidArgument("eval: judge ranking: doc \"" + doc.doc_id + "\" appears twice");
     }
     order.push_back(&doc);
   }
   std::sort(order.begin(), order.end(),
-            [](const ScoredDoc* a, const ScoredDoc* b) {
-              return TrecEvalBefore(*a, *b);
-            });
+            [](const ScoredDoc* a, const ScoredDoc* b) { return TrecEvalBefore(*a, *b); });
 
   JudgedRanking ranking;
   ranking.relevance_level = relevance_level;
@@ -97,8 +91,7 @@ Result<JudgedRanking> JudgeRanking(std::span<const ScoredDoc> docs,
     if (grade > 0) ranking.ideal_grades.push_back(grade);
     if (grade >= relevance_level) ++ranking.num_relevant;
   }
-  std::sort(ranking.ideal_grades.begin(), ranking.ideal_grades.end(),
-            std::greater<int>());
+  std::sort(ranking.ideal_grades.begin(), ranking.ideal_grades.end(), std::greater<int>());
   return ranking;
 }
 
@@ -160,26 +153,22 @@ std::vector<std::string> MetricNames(const MetricOptions& options) {
 Status ValidateMetricOptions(const MetricOptions& options) {
   for (const int k : options.cutoffs) {
     if (k < 1) {
-      return InvalidArgument(
-          "eval: metric options: cut-off must be >= 1, got " +
-          std::to_string(k));
+      return InvalidArgument("eval: metric options: cut-off must be >= 1, got " +
+                             std::to_string(k));
     }
   }
   if (options.relevance_level < 1) {
-    return InvalidArgument(
-        "eval: metric options: relevance_level must be >= 1, got " +
-        std::to_string(options.relevance_level));
+    return InvalidArgument("eval: metric options: relevance_level must be >= 1, got " +
+                           std::to_string(options.relevance_level));
   }
   return Status::OK();
 }
 
-Result<MetricValues> EvaluateQuery(std::span<const ScoredDoc> docs,
-                                   const Judgments& judgments,
+Result<MetricValues> EvaluateQuery(std::span<const ScoredDoc> docs, const Judgments& judgments,
                                    const MetricOptions& options) {
   ENGRAM_RETURN_IF_ERROR(ValidateMetricOptions(options));
-  ENGRAM_ASSIGN_OR_RETURN(
-      JudgedRanking ranking,
-      JudgeRanking(docs, judgments, options.relevance_level));
+  ENGRAM_ASSIGN_OR_RETURN(JudgedRanking ranking,
+                          JudgeRanking(docs, judgments, options.relevance_level));
   MetricValues values;
   for (const int k : options.cutoffs) {
     const std::string suffix = std::to_string(k);

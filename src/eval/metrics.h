@@ -71,8 +71,7 @@ void SortTrecEvalOrder(std::vector<ScoredDoc>* docs);
 
 // Ranks `docs` as trec_eval does and judges each one. InvalidArgument when a
 // doc id repeats, a score is NaN, or relevance_level < 1.
-Result<JudgedRanking> JudgeRanking(std::span<const ScoredDoc> docs,
-                                   const Judgments& judgments,
+Result<JudgedRanking> JudgeRanking(std::span<const ScoredDoc> docs, const Judgments& judgments,
                                    int relevance_level = 1);
 
 // The metrics, defined in the header comment; k >= 1.
@@ -92,8 +91,7 @@ std::vector<std::string> MetricNames(const MetricOptions& options);
 Status ValidateMetricOptions(const MetricOptions& options);
 
 // Every metric named by MetricNames(options) for one query.
-Result<MetricValues> EvaluateQuery(std::span<const ScoredDoc> docs,
-                                   const Judgments& judgments,
+Result<MetricValues> EvaluateQuery(std::span<const ScoredDoc> docs, const Judgments& judgments,
                                    const MetricOptions& options = {});
 
 }  // namespace engram

@@ -21,16 +21,16 @@ namespace {
 
 constexpr double kEps = 1e-12;
 
-JudgedRanking Judge(const std::vector<ScoredDoc>& docs,
-                    const Judgments& judgments, int relevance_level = 1) {
-  Result<JudgedRanking> ranking =
-      JudgeRanking(docs, judgments, relevance_level);
+JudgedRanking Judge(const std::vector<ScoredDoc>& docs, const Judgments& judgments,
+                    int relevance_level = 1) {
+  Result<JudgedRanking> ranking = JudgeRanking(docs, judgments, relevance_level);
   EXPECT_TRUE(ranking.ok()) << ranking.status().ToString();
   return ranking.ok() ? *ranking : JudgedRanking{};
 }
 
 std::vector<std::string> Ids(const std::vector<ScoredDoc>& docs) {
   std::vector<std::string> ids;
+  ids.reserve(docs.size());
   for (const ScoredDoc& doc : docs) ids.push_back(doc.doc_id);
   return ids;
 }
@@ -38,8 +38,7 @@ std::vector<std::string> Ids(const std::vector<ScoredDoc>& docs) {
 // --- Ranking order -----------------------------------------------------
 
 TEST(SortTrecEvalOrderTest, SortsByScoreThenDocIdDescending) {
-  std::vector<ScoredDoc> docs = {
-      {"a", 1.0}, {"c", 1.0}, {"b", 1.0}, {"z", 0.5}, {"d", 2.0}};
+  std::vector<ScoredDoc> docs = {{"a", 1.0}, {"c", 1.0}, {"b", 1.0}, {"z", 0.5}, {"d", 2.0}};
   SortTrecEvalOrder(&docs);
   EXPECT_EQ(Ids(docs), (std::vector<std::string>{"d", "c", "b", "a", "z"}));
 }
@@ -63,10 +62,8 @@ TEST(JudgeRankingTest, IgnoresInputOrderAndRanksTiesByDocIdDescending) {
 }
 
 TEST(JudgeRankingTest, CountsRelevantUnjudgedAndIdealGrades) {
-  const Judgments judgments = {
-      {"a", 2}, {"b", 0}, {"c", -1}, {"d", 1}, {"e", 3}};
-  const JudgedRanking ranking =
-      Judge({{"a", 5.0}, {"x", 4.0}, {"c", 3.0}, {"b", 2.0}}, judgments);
+  const Judgments judgments = {{"a", 2}, {"b", 0}, {"c", -1}, {"d", 1}, {"e", 3}};
+  const JudgedRanking ranking = Judge({{"a", 5.0}, {"x", 4.0}, {"c", 3.0}, {"b", 2.0}}, judgments);
   EXPECT_EQ(ranking.grades, (std::vector<int>{2, 0, -1, 0}));
   EXPECT_EQ(ranking.ideal_grades, (std::vector<int>{3, 2, 1}));
   EXPECT_EQ(ranking.num_relevant, 3);
@@ -79,12 +76,10 @@ TEST(JudgeRankingTest, RejectsDuplicateDocNaNScoreAndBadLevel) {
       JudgeRanking(std::vector<ScoredDoc>{{"a", 1.0}, {"a", 0.5}}, judgments);
   ASSERT_FALSE(duplicate.ok());
   EXPECT_EQ(duplicate.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(duplicate.status().message().find("\"a\" appears twice"),
-            std::string::npos);
+  EXPECT_NE(duplicate.status().message().find("\"a\" appears twice"), std::string::npos);
 
   Result<JudgedRanking> nan = JudgeRanking(
-      std::vector<ScoredDoc>{{"a", std::numeric_limits<double>::quiet_NaN()}},
-      judgments);
+      std::vector<ScoredDoc>{{"a", std::numeric_limits<double>::quiet_NaN()}}, judgments);
   EXPECT_FALSE(nan.ok());
 
   EXPECT_FALSE(JudgeRanking({}, judgments, 0).ok());
@@ -93,8 +88,7 @@ TEST(JudgeRankingTest, RejectsDuplicateDocNaNScoreAndBadLevel) {
 // --- Metrics, hand-computed --------------------------------------------
 
 TEST(PrecisionAtTest, DividesByKEvenWhenFewerRetrieved) {
-  const JudgedRanking ranking =
-      Judge({{"a", 2.0}, {"b", 1.0}}, {{"a", 1}, {"c", 1}});
+  const JudgedRanking ranking = Judge({{"a", 2.0}, {"b", 1.0}}, {{"a", 1}, {"c", 1}});
   EXPECT_DOUBLE_EQ(PrecisionAt(ranking, 1), 1.0);
   EXPECT_DOUBLE_EQ(PrecisionAt(ranking, 2), 0.5);
   EXPECT_DOUBLE_EQ(PrecisionAt(ranking, 5), 0.2);
@@ -102,8 +96,8 @@ TEST(PrecisionAtTest, DividesByKEvenWhenFewerRetrieved) {
 
 TEST(RecallAtTest, DividesByAllJudgedRelevant) {
   // Three relevant docs, one never retrieved; grade 0 is not relevant.
-  const JudgedRanking ranking = Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}},
-                                      {{"a", 1}, {"b", 0}, {"c", 2}, {"d", 1}});
+  const JudgedRanking ranking =
+      Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"a", 1}, {"b", 0}, {"c", 2}, {"d", 1}});
   EXPECT_DOUBLE_EQ(RecallAt(ranking, 1), 1.0 / 3);
   EXPECT_DOUBLE_EQ(RecallAt(ranking, 2), 1.0 / 3);
   EXPECT_DOUBLE_EQ(RecallAt(ranking, 3), 2.0 / 3);
@@ -118,8 +112,7 @@ TEST(RecallAtTest, IsZeroWithoutRelevantDocs) {
 }
 
 TEST(ReciprocalRankTest, UncutAndCut) {
-  const JudgedRanking ranking =
-      Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"c", 1}, {"a", 0}});
+  const JudgedRanking ranking = Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"c", 1}, {"a", 0}});
   EXPECT_DOUBLE_EQ(ReciprocalRank(ranking), 1.0 / 3);
   EXPECT_DOUBLE_EQ(ReciprocalRankAt(ranking, 2), 0.0);
   EXPECT_DOUBLE_EQ(ReciprocalRankAt(ranking, 3), 1.0 / 3);
@@ -134,18 +127,17 @@ TEST(ReciprocalRankTest, ZeroWhenNothingRelevantRetrieved) {
 
 TEST(AveragePrecisionTest, SumsPrecisionAtRelevantRanksOverAllRelevant) {
   // Relevant at ranks 1 and 3; a third relevant doc is never retrieved.
-  const JudgedRanking ranking = Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}},
-                                      {{"a", 1}, {"c", 1}, {"d", 1}});
+  const JudgedRanking ranking =
+      Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"a", 1}, {"c", 1}, {"d", 1}});
   EXPECT_NEAR(AveragePrecision(ranking), (1.0 + 2.0 / 3) / 3, kEps);
 }
 
 TEST(NdcgAtTest, LinearGainsLog2DiscountIdealOverAllJudged) {
   // Ranked x(unjudged), y(2), z(1); w(3) is judged but not retrieved.
-  const JudgedRanking ranking = Judge({{"x", 3.0}, {"y", 2.0}, {"z", 1.0}},
-                                      {{"y", 2}, {"z", 1}, {"w", 3}, {"v", 0}});
+  const JudgedRanking ranking =
+      Judge({{"x", 3.0}, {"y", 2.0}, {"z", 1.0}}, {{"y", 2}, {"z", 1}, {"w", 3}, {"v", 0}});
   const double dcg3 = 2 / std::log2(3.0) + 1 / std::log2(4.0);
-  const double idcg3 =
-      3 / std::log2(2.0) + 2 / std::log2(3.0) + 1 / std::log2(4.0);
+  const double idcg3 = 3 / std::log2(2.0) + 2 / std::log2(3.0) + 1 / std::log2(4.0);
   EXPECT_NEAR(NdcgAt(ranking, 3), dcg3 / idcg3, kEps);
   EXPECT_NEAR(NdcgAt(ranking, 1), 0.0, kEps);
   const double dcg2 = 2 / std::log2(3.0);
@@ -155,22 +147,19 @@ TEST(NdcgAtTest, LinearGainsLog2DiscountIdealOverAllJudged) {
 }
 
 TEST(NdcgAtTest, PerfectRankingScoresOne) {
-  const JudgedRanking ranking =
-      Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"a", 3}, {"b", 1}});
+  const JudgedRanking ranking = Judge({{"a", 3.0}, {"b", 2.0}, {"c", 1.0}}, {{"a", 3}, {"b", 1}});
   EXPECT_NEAR(NdcgAt(ranking, 1), 1.0, kEps);
   EXPECT_NEAR(NdcgAt(ranking, 5), 1.0, kEps);
 }
 
 TEST(NdcgAtTest, NegativeGradesGiveNoGain) {
-  const JudgedRanking ranking =
-      Judge({{"a", 2.0}, {"b", 1.0}}, {{"a", -1}, {"b", 1}});
+  const JudgedRanking ranking = Judge({{"a", 2.0}, {"b", 1.0}}, {{"a", -1}, {"b", 1}});
   EXPECT_NEAR(NdcgAt(ranking, 2), 1 / std::log2(3.0), kEps);
 }
 
 TEST(RelevanceLevelTest, HigherLevelNarrowsRelevanceButNotGain) {
   const Judgments judgments = {{"a", 1}, {"b", 2}};
-  const JudgedRanking ranking =
-      Judge({{"a", 2.0}, {"b", 1.0}}, judgments, /*relevance_level=*/2);
+  const JudgedRanking ranking = Judge({{"a", 2.0}, {"b", 1.0}}, judgments, /*relevance_level=*/2);
   EXPECT_EQ(ranking.num_relevant, 1);
   EXPECT_DOUBLE_EQ(ReciprocalRank(ranking), 0.5);
   EXPECT_DOUBLE_EQ(PrecisionAt(ranking, 1), 0.0);
@@ -183,12 +172,11 @@ TEST(RelevanceLevelTest, HigherLevelNarrowsRelevanceButNotGain) {
 TEST(EvaluateQueryTest, ComputesExactlyTheNamedMetrics) {
   MetricOptions options;
   options.cutoffs = {1, 3};
-  EXPECT_EQ(
-      MetricNames(options),
-      (std::vector<std::string>{"P@1", "P@3", "recall@1", "recall@3", "MRR@1",
-                                "MRR@3", "nDCG@1", "nDCG@3", "MRR", "map"}));
-  Result<MetricValues> values = EvaluateQuery(
-      std::vector<ScoredDoc>{{"a", 2.0}, {"b", 1.0}}, {{"b", 1}}, options);
+  EXPECT_EQ(MetricNames(options),
+            (std::vector<std::string>{"P@1", "P@3", "recall@1", "recall@3", "MRR@1", "MRR@3",
+                                      "nDCG@1", "nDCG@3", "MRR", "map"}));
+  Result<MetricValues> values =
+      EvaluateQuery(std::vector<ScoredDoc>{{"a", 2.0}, {"b", 1.0}}, {{"b", 1}}, options);
   ASSERT_TRUE(values.ok()) << values.status().ToString();
   std::vector<std::string> keys;
   for (const auto& [name, value] : *values) keys.push_back(name);
@@ -223,8 +211,10 @@ TEST(EvaluateQueryTest, RejectsNonPositiveCutoff) {
 
 // --- trec_eval 10.0 reference outputs ----------------------------------
 
-const std::string kTrecEvalDir =
-    std::string(ENGRAM_TEST_DATA_DIR) + "/trec_eval";
+// Path of a file in tests/data/trec_eval.
+std::string TrecEvalFile(const std::string& name) {
+  return std::string(ENGRAM_TEST_DATA_DIR) + "/trec_eval/" + name;
+}
 
 struct ExpectedLine {
   std::string measure;  // trec_eval's name, e.g. "ndcg_cut_10"
@@ -244,8 +234,8 @@ std::vector<ExpectedLine> ReadExpected(const std::string& path) {
     if (fields.empty()) continue;
     EXPECT_EQ(fields.size(), 3u) << path << ":" << i + 1;
     if (fields.size() != 3) continue;
-    expected.push_back({std::string(fields[0]), std::string(fields[1]),
-                        std::string(fields[2]), i + 1});
+    expected.push_back(
+        {std::string(fields[0]), std::string(fields[1]), std::string(fields[2]), i + 1});
   }
   return expected;
 }
@@ -255,11 +245,9 @@ std::vector<ExpectedLine> ReadExpected(const std::string& path) {
 std::string OurMetricName(const std::string& measure) {
   if (measure == "map") return "map";
   if (measure == "recip_rank") return "MRR";
-  for (const auto& [prefix, ours] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [prefix, ours] : std::vector<std::pair<std::string, std::string>>{
            {"P_", "P@"}, {"recall_", "recall@"}, {"ndcg_cut_", "nDCG@"}}) {
-    if (measure.rfind(prefix, 0) == 0)
-      return ours + measure.substr(prefix.size());
+    if (measure.rfind(prefix, 0) == 0) return ours + measure.substr(prefix.size());
   }
   return "";
 }
@@ -272,18 +260,16 @@ std::string Format4(double value) {
 
 void ExpectReproducesTrecEval(const std::string& qrels_name) {
   SCOPED_TRACE(qrels_name);
-  Result<Qrels> qrels = LoadTrecQrels(kTrecEvalDir + "/" + qrels_name);
+  Result<Qrels> qrels = LoadTrecQrels(TrecEvalFile(qrels_name));
   ASSERT_TRUE(qrels.ok()) << qrels.status().ToString();
-  Result<EvalRun> run = LoadTrecRun(kTrecEvalDir + "/results.test");
+  Result<EvalRun> run = LoadTrecRun(TrecEvalFile("results.test"));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   MetricOptions options;
   options.cutoffs = {5, 10, 100};
-  Result<Evaluation> evaluation =
-      Evaluate(*run, *qrels, QuerySet::kRunAndJudged, options);
+  Result<Evaluation> evaluation = Evaluate(*run, *qrels, QuerySet::kRunAndJudged, options);
   ASSERT_TRUE(evaluation.ok()) << evaluation.status().ToString();
 
-  const std::string expected_path =
-      kTrecEvalDir + "/expected.results.test." + qrels_name + ".txt";
+  const std::string expected_path = TrecEvalFile("expected.results.test." + qrels_name + ".txt");
   const std::vector<ExpectedLine> expected = ReadExpected(expected_path);
   ASSERT_EQ(expected.size(), 36u);  // 9 measures x (3 queries + all)
   std::set<std::string> expected_qids;
@@ -306,8 +292,7 @@ void ExpectReproducesTrecEval(const std::string& qrels_name) {
       ASSERT_NE(it, evaluation->per_query.end()) << "query " << want.qid;
       got = it->second.at(name);
     }
-    EXPECT_EQ(Format4(got), want.value)
-        << want.measure << " " << want.qid << " got " << got;
+    EXPECT_EQ(Format4(got), want.value) << want.measure << " " << want.qid << " got " << got;
     ++compared;
   }
   EXPECT_EQ(compared, expected.size());
@@ -318,9 +303,7 @@ void ExpectReproducesTrecEval(const std::string& qrels_name) {
   EXPECT_EQ(evaluation->num_queries, 3);
 }
 
-TEST(TrecEvalReferenceTest, ReproducesQrelsTest) {
-  ExpectReproducesTrecEval("qrels.test");
-}
+TEST(TrecEvalReferenceTest, ReproducesQrelsTest) { ExpectReproducesTrecEval("qrels.test"); }
 
 TEST(TrecEvalReferenceTest, ReproducesQrelsRelLevel) {
   ExpectReproducesTrecEval("qrels.rel_level");
@@ -332,8 +315,8 @@ TEST(TrecEvalReferenceTest, TiedScoresInReferenceRunRankDocIdDescending) {
   // greater docno first, so the relevant FBIS3-58055 takes the better rank;
   // ascending order would give AP 0.032417009710783. Both round to the
   // 0.0324 that trec_eval prints, so pin the full value here.
-  Result<Qrels> qrels = LoadTrecQrels(kTrecEvalDir + "/qrels.test");
-  Result<EvalRun> run = LoadTrecRun(kTrecEvalDir + "/results.test");
+  Result<Qrels> qrels = LoadTrecQrels(TrecEvalFile("qrels.test"));
+  Result<EvalRun> run = LoadTrecRun(TrecEvalFile("results.test"));
   ASSERT_TRUE(qrels.ok() && run.ok());
   const JudgedRanking ranking = Judge(run->at("301"), qrels->at("301"));
   EXPECT_NEAR(AveragePrecision(ranking), 0.03242534480374725, 1e-15);

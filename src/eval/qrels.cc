@@ -8,15 +8,13 @@ namespace engram {
 namespace {
 
 // Adds one judgment, rejecting a repeated (query, doc) pair.
-Status AddJudgment(std::string_view operation, const std::string& where,
-                   std::string_view qid, std::string_view doc_id, int grade,
-                   Qrels* qrels) {
+Status AddJudgment(std::string_view operation, const std::string& where, std::string_view qid,
+                   std::string_view doc_id, int grade, Qrels* qrels) {
   Judgments& judgments = (*qrels)[std::string(qid)];
   auto [it, inserted] = judgments.emplace(std::string(doc_id), grade);
   if (!inserted) {
-    return InvalidArgument("eval: " + std::string(operation) + ": " + where +
-                           ": doc \"" + std::string(doc_id) +
-                           "\" judged twice for query \"" + std::string(qid) +
+    return InvalidArgument("eval: " + std::string(operation) + ": " + where + ": doc \"" +
+                           std::string(doc_id) + "\" judged twice for query \"" + std::string(qid) +
                            "\"");
   }
   return Status::OK();
@@ -24,8 +22,7 @@ Status AddJudgment(std::string_view operation, const std::string& where,
 
 }  // namespace
 
-Result<Qrels> ParseTrecQrels(std::string_view text,
-                             const std::filesystem::path& source) {
+Result<Qrels> ParseTrecQrels(std::string_view text, const std::filesystem::path& source) {
   constexpr std::string_view kOperation = "load trec qrels";
   Qrels qrels;
   const std::vector<std::string_view> lines = SplitLines(text);
@@ -40,24 +37,20 @@ Result<Qrels> ParseTrecQrels(std::string_view text,
     }
     int grade = 0;
     if (!ParseInt(fields[3], &grade)) {
-      return InvalidArgument("eval: load trec qrels: " + where +
-                             ": relevance \"" + std::string(fields[3]) +
-                             "\" is not an integer");
+      return InvalidArgument("eval: load trec qrels: " + where + ": relevance \"" +
+                             std::string(fields[3]) + "\" is not an integer");
     }
-    ENGRAM_RETURN_IF_ERROR(
-        AddJudgment(kOperation, where, fields[0], fields[2], grade, &qrels));
+    ENGRAM_RETURN_IF_ERROR(AddJudgment(kOperation, where, fields[0], fields[2], grade, &qrels));
   }
   return qrels;
 }
 
 Result<Qrels> LoadTrecQrels(const std::filesystem::path& path) {
-  ENGRAM_ASSIGN_OR_RETURN(std::string text,
-                          ReadTextFile(path, "load trec qrels"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "load trec qrels"));
   return ParseTrecQrels(text, path);
 }
 
-Result<Qrels> ParseBeirQrels(std::string_view text,
-                             const std::filesystem::path& source) {
+Result<Qrels> ParseBeirQrels(std::string_view text, const std::filesystem::path& source) {
   constexpr std::string_view kOperation = "load beir qrels";
   Qrels qrels;
   const std::vector<std::string_view> lines = SplitLines(text);
@@ -72,10 +65,9 @@ Result<Qrels> ParseBeirQrels(std::string_view text,
     // Tolerate trailing tabs after the score.
     while (fields.size() > 3 && fields.back().empty()) fields.pop_back();
     if (fields.size() != 3) {
-      return InvalidArgument(
-          "eval: load beir qrels: " + where +
-          ": want 3 tab-separated fields \"query-id corpus-id score\", got " +
-          std::to_string(fields.size()));
+      return InvalidArgument("eval: load beir qrels: " + where +
+                             ": want 3 tab-separated fields \"query-id corpus-id score\", got " +
+                             std::to_string(fields.size()));
     }
     int grade = 0;
     if (!ParseInt(fields[2], &grade)) {
@@ -84,18 +76,15 @@ Result<Qrels> ParseBeirQrels(std::string_view text,
                              std::string(fields[2]) + "\" is not an integer");
     }
     if (fields[0].empty() || fields[1].empty()) {
-      return InvalidArgument("eval: load beir qrels: " + where +
-                             ": empty query-id or corpus-id");
+      return InvalidArgument("eval: load beir qrels: " + where + ": empty query-id or corpus-id");
     }
-    ENGRAM_RETURN_IF_ERROR(
-        AddJudgment(kOperation, where, fields[0], fields[1], grade, &qrels));
+    ENGRAM_RETURN_IF_ERROR(AddJudgment(kOperation, where, fields[0], fields[1], grade, &qrels));
   }
   return qrels;
 }
 
 Result<Qrels> LoadBeirQrels(const std::filesystem::path& path) {
-  ENGRAM_ASSIGN_OR_RETURN(std::string text,
-                          ReadTextFile(path, "load beir qrels"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "load beir qrels"));
   return ParseBeirQrels(text, path);
 }
 

@@ -32,15 +32,13 @@ using Qrels = std::map<std::string, Judgments>;
 // TREC qrels: one judgment per line, "qid iter docno rel" separated by
 // whitespace; the iteration field is ignored. `source` names the input in
 // error messages (usually the file path).
-Result<Qrels> ParseTrecQrels(std::string_view text,
-                             const std::filesystem::path& source);
+Result<Qrels> ParseTrecQrels(std::string_view text, const std::filesystem::path& source);
 Result<Qrels> LoadTrecQrels(const std::filesystem::path& path);
 
 // BEIR qrels: tab-separated "query-id corpus-id score", integer scores. The
 // first line is a header ("query-id\tcorpus-id\tscore") and is skipped when
 // its score field is not an integer, so header-less files load too.
-Result<Qrels> ParseBeirQrels(std::string_view text,
-                             const std::filesystem::path& source);
+Result<Qrels> ParseBeirQrels(std::string_view text, const std::filesystem::path& source);
 Result<Qrels> LoadBeirQrels(const std::filesystem::path& path);
 
 // Number of docs in `judgments` with grade >= relevance_level.

@@ -11,8 +11,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ParseTrecQrelsTest, ReadsQidIterDocnoRel) {
-  Result<Qrels> qrels = ParseTrecQrels(
-      "301 0 d1 1\n301 0 d2 0\n302\t0\td1\t-1\n\n303 1  d9  4\n", "q.txt");
+  Result<Qrels> qrels =
+      ParseTrecQrels("301 0 d1 1\n301 0 d2 0\n302\t0\td1\t-1\n\n303 1  d9  4\n", "q.txt");
   ASSERT_TRUE(qrels.ok()) << qrels.status().ToString();
   ASSERT_EQ(qrels->size(), 3u);
   EXPECT_EQ(qrels->at("301"), (Judgments{{"d1", 1}, {"d2", 0}}));
@@ -55,8 +55,8 @@ TEST(ParseBeirQrelsTest, LoadsWithoutHeader) {
 }
 
 TEST(ParseBeirQrelsTest, ErrorsNameFileAndLine) {
-  Result<Qrels> score = ParseBeirQrels(
-      "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\n", "test.tsv");
+  Result<Qrels> score =
+      ParseBeirQrels("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\n", "test.tsv");
   ASSERT_FALSE(score.ok());
   EXPECT_EQ(score.status().message(),
             "eval: load beir qrels: test.tsv:3: score \"high\" is not an "
@@ -75,9 +75,8 @@ TEST(LoadQrelsTest, MissingFileIsIOError) {
   Result<Qrels> qrels = LoadBeirQrels("/nonexistent/engram/test.tsv");
   ASSERT_FALSE(qrels.ok());
   EXPECT_EQ(qrels.status().code(), StatusCode::kIOError);
-  EXPECT_THAT(qrels.status().message(),
-              HasSubstr("eval: load beir qrels: cannot read "
-                        "/nonexistent/engram/test.tsv"));
+  EXPECT_THAT(qrels.status().message(), HasSubstr("eval: load beir qrels: cannot read "
+                                                  "/nonexistent/engram/test.tsv"));
 }
 
 TEST(CountRelevantTest, CountsGradesAtOrAboveLevel) {

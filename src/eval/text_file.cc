@@ -9,18 +9,16 @@
 
 namespace engram {
 
-Result<std::string> ReadTextFile(const std::filesystem::path& path,
-                                 std::string_view operation) {
+Result<std::string> ReadTextFile(const std::filesystem::path& path, std::string_view operation) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return IOError("eval: " + std::string(operation) + ": cannot read " +
-                   path.string() + ": " + std::strerror(errno));
+    return IOError("eval: " + std::string(operation) + ": cannot read " + path.string() + ": " +
+                   std::strerror(errno));
   }
   std::ostringstream contents;
   contents << in.rdbuf();
   if (in.bad()) {
-    return IOError("eval: " + std::string(operation) + ": read failed for " +
-                   path.string());
+    return IOError("eval: " + std::string(operation) + ": read failed for " + path.string());
   }
   return std::move(contents).str();
 }

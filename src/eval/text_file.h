@@ -17,8 +17,7 @@ namespace engram {
 // Reads the file at `path` as bytes. `operation` names the caller's step in
 // the error message, e.g. "load qrels" gives
 // "eval: load qrels: cannot read /x/qrels.tsv: No such file or directory".
-Result<std::string> ReadTextFile(const std::filesystem::path& path,
-                                 std::string_view operation);
+Result<std::string> ReadTextFile(const std::filesystem::path& path, std::string_view operation);
 
 // Splits `text` at '\n'; a trailing '\r' is dropped from each line, and a
 // final newline does not make an extra empty line. Line i is numbered i + 1.

@@ -28,8 +28,7 @@ bool ParseDouble(std::string_view text, double* out) {
 bool IsTrecToken(std::string_view s) {
   if (s.empty()) return false;
   for (const char c : s) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-        c == '\f') {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
       return false;
     }
   }
@@ -44,8 +43,7 @@ void AppendScore(double score, std::string* out) {
 
 }  // namespace
 
-Result<EvalRun> ParseTrecRun(std::string_view text,
-                             const std::filesystem::path& source) {
+Result<EvalRun> ParseTrecRun(std::string_view text, const std::filesystem::path& source) {
   EvalRun run;
   // Doc ids seen so far, per query; views into `text`.
   std::map<std::string_view, std::unordered_set<std::string_view>> seen;
@@ -55,10 +53,9 @@ Result<EvalRun> ParseTrecRun(std::string_view text,
     if (fields.empty()) continue;
     const std::string where = FileLine(source, i + 1);
     if (fields.size() != 6) {
-      return InvalidArgument(
-          "eval: load trec run: " + where +
-          ": want 6 fields \"qid Q0 docno rank score tag\", got " +
-          std::to_string(fields.size()));
+      return InvalidArgument("eval: load trec run: " + where +
+                             ": want 6 fields \"qid Q0 docno rank score tag\", got " +
+                             std::to_string(fields.size()));
     }
     double score = 0.0;
     if (!ParseDouble(fields[4], &score) || std::isnan(score)) {
@@ -66,27 +63,22 @@ Result<EvalRun> ParseTrecRun(std::string_view text,
                              std::string(fields[4]) + "\" is not a number");
     }
     if (!seen[fields[0]].insert(fields[2]).second) {
-      return InvalidArgument("eval: load trec run: " + where + ": doc \"" +
-                             std::string(fields[2]) +
-                             "\" listed twice for query \"" +
-                             std::string(fields[0]) + "\"");
+      return InvalidArgument("eval: load trec run: " + where + ": doc \"" + std::string(fields[2]) +
+                             "\" listed twice for query \"" + std::string(fields[0]) + "\"");
     }
-    run[std::string(fields[0])].push_back(
-        ScoredDoc{std::string(fields[2]), score});
+    run[std::string(fields[0])].push_back(ScoredDoc{std::string(fields[2]), score});
   }
   return run;
 }
 
 Result<EvalRun> LoadTrecRun(const std::filesystem::path& path) {
-  ENGRAM_ASSIGN_OR_RETURN(std::string text,
-                          ReadTextFile(path, "load trec run"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "load trec run"));
   return ParseTrecRun(text, path);
 }
 
 Result<std::string> FormatTrecRun(const EvalRun& run, std::string_view tag) {
   if (!IsTrecToken(tag)) {
-    return InvalidArgument("eval: format trec run: run tag \"" +
-                           std::string(tag) +
+    return InvalidArgument("eval: format trec run: run tag \"" + std::string(tag) +
                            "\" must be non-empty without whitespace");
   }
   std::string out;
@@ -99,13 +91,11 @@ Result<std::string> FormatTrecRun(const EvalRun& run, std::string_view tag) {
     for (size_t i = 0; i < docs.size(); ++i) {
       const ScoredDoc& doc = docs[i];
       if (!IsTrecToken(doc.doc_id)) {
-        return InvalidArgument("eval: format trec run: query \"" + qid +
-                               "\": doc id \"" + doc.doc_id +
-                               "\" must be non-empty without whitespace");
+        return InvalidArgument("eval: format trec run: query \"" + qid + "\": doc id \"" +
+                               doc.doc_id + "\" must be non-empty without whitespace");
       }
       if (!std::isfinite(doc.score)) {
-        return InvalidArgument("eval: format trec run: query \"" + qid +
-                               "\": doc \"" + doc.doc_id +
+        return InvalidArgument("eval: format trec run: query \"" + qid + "\": doc \"" + doc.doc_id +
                                "\" has a non-finite score");
       }
       out += qid;
@@ -123,8 +113,7 @@ Result<std::string> FormatTrecRun(const EvalRun& run, std::string_view tag) {
   return out;
 }
 
-Status WriteTrecRun(const EvalRun& run, std::string_view tag,
-                    const std::filesystem::path& path) {
+Status WriteTrecRun(const EvalRun& run, std::string_view tag, const std::filesystem::path& path) {
   ENGRAM_ASSIGN_OR_RETURN(std::string text, FormatTrecRun(run, tag));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {

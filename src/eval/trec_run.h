@@ -26,8 +26,7 @@ namespace engram {
 
 // Parses run text. `source` names the input in error messages, which give
 // "<source>:<line>" for a malformed line, a bad or NaN score, or a duplicate.
-Result<EvalRun> ParseTrecRun(std::string_view text,
-                             const std::filesystem::path& source);
+Result<EvalRun> ParseTrecRun(std::string_view text, const std::filesystem::path& source);
 Result<EvalRun> LoadTrecRun(const std::filesystem::path& path);
 
 // Formats `run` with run tag `tag`. Query ids, doc ids and the tag must be
@@ -36,8 +35,7 @@ Result<EvalRun> LoadTrecRun(const std::filesystem::path& path);
 Result<std::string> FormatTrecRun(const EvalRun& run, std::string_view tag);
 
 // FormatTrecRun, written to `path` (replaced if it exists).
-Status WriteTrecRun(const EvalRun& run, std::string_view tag,
-                    const std::filesystem::path& path);
+Status WriteTrecRun(const EvalRun& run, std::string_view tag, const std::filesystem::path& path);
 
 }  // namespace engram
 

@@ -17,13 +17,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kTrecEvalDir =
-    std::string(ENGRAM_TEST_DATA_DIR) + "/trec_eval";
+// Path of a file in tests/data/trec_eval.
+std::string TrecEvalFile(const std::string& name) {
+  return std::string(ENGRAM_TEST_DATA_DIR) + "/trec_eval/" + name;
+}
 
 TEST(ParseTrecRunTest, KeepsFileOrderAndIgnoresRankColumn) {
   Result<EvalRun> run = ParseTrecRun(
-      "q1 Q0 d2 1 0.5 tag\nq1 Q0 d1 7 +2.25 tag\n\nq0\tQ0\td3\t1\t-1e-3\ttag\n",
-      "run.txt");
+      "q1 Q0 d2 1 0.5 tag\nq1 Q0 d1 7 +2.25 tag\n\nq0\tQ0\td3\t1\t-1e-3\ttag\n", "run.txt");
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->size(), 2u);
   const std::vector<ScoredDoc>& q1 = run->at("q1");
@@ -43,8 +44,7 @@ TEST(ParseTrecRunTest, ErrorsNameFileAndLine) {
             "eval: load trec run: run.txt:1: want 6 fields \"qid Q0 docno "
             "rank score tag\", got 5");
 
-  Result<EvalRun> score =
-      ParseTrecRun("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 x t\n", "r");
+  Result<EvalRun> score = ParseTrecRun("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 x t\n", "r");
   ASSERT_FALSE(score.ok());
   EXPECT_THAT(score.status().message(), HasSubstr("r:2: score \"x\""));
 
@@ -53,8 +53,7 @@ TEST(ParseTrecRunTest, ErrorsNameFileAndLine) {
 
   Result<EvalRun> twice = ParseTrecRun("q1 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n", "r");
   ASSERT_FALSE(twice.ok());
-  EXPECT_THAT(twice.status().message(),
-              HasSubstr("r:2: doc \"d1\" listed twice for query \"q1\""));
+  EXPECT_THAT(twice.status().message(), HasSubstr("r:2: doc \"d1\" listed twice for query \"q1\""));
 }
 
 TEST(ParseTrecRunTest, SameDocUnderTwoQueriesIsFine) {
@@ -63,8 +62,7 @@ TEST(ParseTrecRunTest, SameDocUnderTwoQueriesIsFine) {
 }
 
 TEST(FormatTrecRunTest, NumbersRanksFromOneInGivenOrder) {
-  EvalRun run = {
-      {"q2", {{"b", 0.25}, {"a", 0.125}}}, {"q1", {{"c", 3.0}}}, {"q3", {}}};
+  EvalRun run = {{"q2", {{"b", 0.25}, {"a", 0.125}}}, {"q1", {{"c", 3.0}}}, {"q3", {}}};
   Result<std::string> text = FormatTrecRun(run, "engram");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(*text,
@@ -95,8 +93,8 @@ TEST(FormatTrecRunTest, RejectsWhitespaceIdsAndNonFiniteScores) {
   EXPECT_FALSE(FormatTrecRun({{"q", {{"d", 1.0}}}}, "").ok());
   EXPECT_FALSE(FormatTrecRun({{"q 1", {{"d", 1.0}}}}, "t").ok());
   EXPECT_FALSE(FormatTrecRun({{"q", {{"d\t1", 1.0}}}}, "t").ok());
-  Result<std::string> inf = FormatTrecRun(
-      {{"q", {{"d", std::numeric_limits<double>::infinity()}}}}, "t");
+  Result<std::string> inf =
+      FormatTrecRun({{"q", {{"d", std::numeric_limits<double>::infinity()}}}}, "t");
   ASSERT_FALSE(inf.ok());
   EXPECT_THAT(inf.status().message(), HasSubstr("non-finite score"));
 }
@@ -126,8 +124,8 @@ TEST_F(TrecRunFileTest, WriteToMissingDirectoryIsIOError) {
 TEST_F(TrecRunFileTest, RewrittenReferenceRunScoresTheSame) {
   // Load trec_eval's results.test, write it sorted in trec_eval order, read
   // it back: every metric is unchanged.
-  Result<EvalRun> run = LoadTrecRun(kTrecEvalDir + "/results.test");
-  Result<Qrels> qrels = LoadTrecQrels(kTrecEvalDir + "/qrels.rel_level");
+  Result<EvalRun> run = LoadTrecRun(TrecEvalFile("results.test"));
+  Result<Qrels> qrels = LoadTrecQrels(TrecEvalFile("qrels.rel_level"));
   ASSERT_TRUE(run.ok() && qrels.ok());
   EvalRun sorted = *run;
   for (auto& [qid, docs] : sorted) SortTrecEvalOrder(&docs);

@@ -36,17 +36,19 @@ int TokenizerRun(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
   return SQLITE_OK;
 }
 
-void TermFrequencies(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx,
-                     int, sqlite3_value**) {
+void TermFrequencies(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int,
+                     sqlite3_value**) {
   const int phrases = api->xPhraseCount(fts);
   const int columns = api->xColumnCount(fts);
-  std::vector<int32_t> counts(static_cast<size_t>(phrases * columns), 0);
+  std::vector<int32_t> counts(static_cast<size_t>(phrases) * static_cast<size_t>(columns), 0);
   int instances = 0;
   int rc = api->xInstCount(fts, &instances);
   for (int i = 0; rc == SQLITE_OK && i < instances; ++i) {
     int phrase = 0, column = 0, offset = 0;
     rc = api->xInst(fts, i, &phrase, &column, &offset);
-    if (rc == SQLITE_OK) ++counts[static_cast<size_t>(phrase * columns + column)];
+    if (rc == SQLITE_OK)
+      ++counts[static_cast<size_t>(phrase) * static_cast<size_t>(columns) +
+               static_cast<size_t>(column)];
   }
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
@@ -75,12 +77,10 @@ Status RegisterEngramFts5(sqlite3* db) {
     return NotSupported("lexical: register: this SQLite has no FTS5 (version 2+)");
   }
   fts5_tokenizer tokenizer{&TokenizerCreate, &TokenizerDelete, &TokenizerRun};
-  if (api->xCreateTokenizer(api, kFtsTokenizerName, nullptr, &tokenizer, nullptr) !=
-      SQLITE_OK) {
+  if (api->xCreateTokenizer(api, kFtsTokenizerName, nullptr, &tokenizer, nullptr) != SQLITE_OK) {
     return Internal("lexical: register: cannot create the FTS5 tokenizer");
   }
-  if (api->xCreateFunction(api, "engram_tf", nullptr, &TermFrequencies, nullptr) !=
-      SQLITE_OK) {
+  if (api->xCreateFunction(api, "engram_tf", nullptr, &TermFrequencies, nullptr) != SQLITE_OK) {
     return Internal("lexical: register: cannot create engram_tf()");
   }
   return Status::OK();

@@ -29,8 +29,8 @@ void MinMax(const std::vector<FusionCandidate>& in, std::optional<double> Fusion
 
 }  // namespace
 
-FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic,
-                               bool has_lexical, bool has_temporal) {
+FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic, bool has_lexical,
+                               bool has_temporal) {
   FusionWeights w{std::max(0.0, requested.semantic), std::max(0.0, requested.lexical),
                   std::max(0.0, requested.temporal)};
   if (w.semantic + w.lexical + w.temporal <= 0) w = FusionWeights{};
@@ -62,8 +62,8 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
   MinMax(candidates, &FusionCandidate::semantic, &FusedCandidate::semantic, &fused);
   const double temporal_scale = std::max(1.0, temporal_max);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    fused[i].temporal = SignalValue{true, candidates[i].temporal,
-                                    candidates[i].temporal / temporal_scale};
+    fused[i].temporal =
+        SignalValue{true, candidates[i].temporal, candidates[i].temporal / temporal_scale};
   }
 
   switch (mode) {

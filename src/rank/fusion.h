@@ -42,8 +42,8 @@ struct FusionResult {
 
 // Weights with negatives as 0, all-zero replaced by the defaults, absent
 // signals dropped and the rest renormalised to sum to 1.
-FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic,
-                               bool has_lexical, bool has_temporal);
+FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic, bool has_lexical,
+                               bool has_temporal);
 
 FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
                   const FusionWeights& weights);

@@ -32,11 +32,11 @@ Status ApplyField(const std::string& key, const json& v, NewFact* f) {
     f->content = v.get<std::string>();
   } else if (key == "scope" || key == "kind" || key == "source" || key == "id") {
     if (!v.is_string()) return WrongType(key, "a string", v);
-    std::string s = v.get<std::string>();
-    if (key == "scope") f->scope = std::move(s);
-    if (key == "kind") f->kind = std::move(s);
-    if (key == "source") f->source = std::move(s);
-    if (key == "id") f->id = std::move(s);
+    std::string* target = key == "scope"    ? &f->scope
+                          : key == "kind"   ? &f->kind
+                          : key == "source" ? &f->source
+                                            : &f->id.emplace();
+    *target = v.get<std::string>();
   } else if (key == "tags") {
     if (!v.is_array()) return WrongType(key, "an array of strings", v);
     f->tags.clear();
@@ -190,8 +190,7 @@ void ReadFactsCsv(std::istream& in, const std::function<void(ParsedRecord)>& sin
     }
     if (fields.size() != header.size()) {
       sink(ParsedRecord{start, InvalidArgument("expected " + std::to_string(header.size()) +
-                                               " fields, found " +
-                                               std::to_string(fields.size()))});
+                                               " fields, found " + std::to_string(fields.size()))});
       continue;
     }
     json j = json::object();
@@ -214,7 +213,10 @@ void ReadFactsCsv(std::istream& in, const std::function<void(ParsedRecord)>& sin
       } else if (key == "confidence" || key == "access_count") {
         json num = json::parse(value, nullptr, /*allow_exceptions=*/false);
         if (!num.is_number()) {
-          error = InvalidArgument("field '" + key + "' must be a number, not '" + value + "'");
+          std::string why = "field '" + key + "' must be a number, not '";
+          why += value;
+          why += "'";
+          error = InvalidArgument(std::move(why));
         }
         j[key] = num;
       } else if (key == "metadata") {

@@ -2,6 +2,7 @@
 
 #include <unicode/uchar.h>
 
+#include "engram/fact.h"
 #include "src/common/hash.h"
 #include "src/common/unicode.h"
 #include "src/common/utf8.h"
@@ -31,6 +32,8 @@ std::string NormalizeForId(std::string_view content) {
 std::string FactId(std::string_view content) {
   return Sha256Hex(NormalizeForId(content)).substr(0, 24);
 }
+
+std::string ComputeFactId(std::string_view content) { return FactId(content); }
 
 bool LooksLikeIdPrefix(std::string_view text) {
   if (text.empty() || text.size() > 24) return false;

@@ -18,9 +18,7 @@ constexpr char kFactColumns[] =
     "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
     "last_accessed, access_count, confidence, metadata";
 
-std::string EncodeTags(const std::vector<std::string>& tags) {
-  return nlohmann::json(tags).dump();
-}
+std::string EncodeTags(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
 
 std::vector<std::string> DecodeTags(const std::string& text) {
   std::vector<std::string> tags;
@@ -75,7 +73,8 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
   if (options.path.empty()) return InvalidArgument("store: open: empty database path");
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    return InvalidArgument("store: open '" + options.path + "': is a directory, not a database file");
+    return InvalidArgument("store: open '" + options.path +
+                           "': is a directory, not a database file");
   }
   if (!fs::exists(path, ec)) {
     if (!options.create_if_missing) {
@@ -121,13 +120,11 @@ Status FactStore::Transact(const std::function<Status()>& body) {
   return s;
 }
 
-Result<Fact> FactStore::Upsert(const FactRow& row, int64_t tags_terms_if_merged,
-                               bool* created) {
+Result<Fact> FactStore::Upsert(const FactRow& row, int64_t tags_terms_if_merged, bool* created) {
   const Fact& in = row.fact;
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement find,
-      db_->Prepare(std::string("SELECT ") + kFactColumns +
-                   " FROM facts WHERE scope = ?1 AND id = ?2"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement find,
+                          db_->Prepare(std::string("SELECT ") + kFactColumns +
+                                       " FROM facts WHERE scope = ?1 AND id = ?2"));
   find.BindText(1, in.scope);
   find.BindText(2, in.id);
   ENGRAM_ASSIGN_OR_RETURN(bool exists, find.Step());
@@ -231,9 +228,8 @@ Result<std::vector<Fact>> FactStore::List(const ListOptions& options) {
 Result<std::vector<StoredFact>> FactStore::GetByRowids(const std::vector<int64_t>& rowids) {
   std::vector<StoredFact> out;
   if (rowids.empty()) return out;
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare(std::string("SELECT ") + kFactColumns + " FROM facts WHERE rowid = ?1"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(std::string("SELECT ") + kFactColumns +
+                                                          " FROM facts WHERE rowid = ?1"));
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
@@ -256,10 +252,9 @@ Result<int64_t> FactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
 }
 
 Result<int64_t> FactStore::DeleteTag(const std::string& scope, const std::string& tag) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("DELETE FROM facts WHERE scope = ?1 AND EXISTS "
-                   "(SELECT 1 FROM json_each(facts.tags) WHERE value = ?2)"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("DELETE FROM facts WHERE scope = ?1 AND EXISTS "
+                                       "(SELECT 1 FROM json_each(facts.tags) WHERE value = ?2)"));
   s.BindText(1, scope);
   s.BindText(2, tag);
   ENGRAM_RETURN_IF_ERROR(s.Run());

@@ -25,9 +25,9 @@
 namespace engram {
 
 struct FactStoreOptions {
-  std::string path;                // database file
-  bool create_if_missing = true;   // create the file and its directory
-  int busy_timeout_ms = 5000;      // wait for another process's write lock; default 5 s
+  std::string path;               // database file
+  bool create_if_missing = true;  // create the file and its directory
+  int busy_timeout_ms = 5000;     // wait for another process's write lock; default 5 s
   // Runs on the new connection before the schema is touched; registers the
   // FTS5 tokenizer the schema names.
   std::function<Status(sqlite3*)> on_connect;
@@ -57,8 +57,7 @@ class FactStore {
   // Inserts `row`, or merges into the fact with the same scope and id: tags
   // are united, updated_at becomes the later of the two, everything else is
   // kept. Sets `*created`. Must run inside Transact().
-  Result<Fact> Upsert(const FactRow& row, int64_t tags_terms_if_merged,
-                      bool* created);
+  Result<Fact> Upsert(const FactRow& row, int64_t tags_terms_if_merged, bool* created);
 
   Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix);
   Result<std::vector<Fact>> List(const ListOptions& options);

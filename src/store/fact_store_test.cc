@@ -38,10 +38,12 @@ class FactStoreTest : public ::testing::Test {
   Fact Put(const FactRow& row, bool* created = nullptr) {
     bool c = false;
     Result<Fact> out = Internal("unset");
-    EXPECT_TRUE(store_->Transact([&] {
-                  out = store_->Upsert(row, 0, &c);
-                  return out.status();
-                }).ok());
+    EXPECT_TRUE(store_
+                    ->Transact([&] {
+                      out = store_->Upsert(row, 0, &c);
+                      return out.status();
+                    })
+                    .ok());
     if (created) *created = c;
     return out.ok() ? *out : Fact{};
   }
@@ -62,10 +64,12 @@ TEST_F(FactStoreTest, UpsertMergesTagsAndKeepsCounters) {
   bool created = false;
   Put(Row("Prefers tabs", "default", {"style"}), &created);
   EXPECT_TRUE(created);
-  ASSERT_TRUE(store_->Transact([&] {
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
                     auto r = store_->Get("default", FactId("Prefers tabs"));
                     return r.ok() ? store_->RecordAccess({r->rowid}, 5000) : r.status();
-                  }).ok());
+                  })
+                  .ok());
   FactRow again = Row("prefers  TABS", "default", {"go"});
   again.fact.updated_at = 9000;
   const Fact merged = Put(again, &created);
@@ -101,8 +105,8 @@ TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
   auto listed = store_->List(all);
   ASSERT_TRUE(listed.ok());
   for (const Fact& x : *listed) ++prefixes[x.id.substr(0, 4)];
-  const auto dup = std::find_if(prefixes.begin(), prefixes.end(),
-                                [](const auto& p) { return p.second > 1; });
+  const auto dup =
+      std::find_if(prefixes.begin(), prefixes.end(), [](const auto& p) { return p.second > 1; });
   ASSERT_NE(dup, prefixes.end());
   auto amb = store_->Get("default", dup->first);
   EXPECT_EQ(amb.status().code(), StatusCode::kInvalidArgument);
@@ -114,17 +118,21 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
   Put(Row("two", "a", {"keep"}));
   Put(Row("three", "b", {"tmp"}));
   int64_t n = 0;
-  ASSERT_TRUE(store_->Transact([&] {
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
                     auto r = store_->DeleteTag("a", "tmp");
                     n = r.ok() ? *r : -1;
                     return r.status();
-                  }).ok());
+                  })
+                  .ok());
   EXPECT_EQ(n, 1);
-  ASSERT_TRUE(store_->Transact([&] {
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
                     auto r = store_->DeleteScope("a");
                     n = r.ok() ? *r : -1;
                     return r.status();
-                  }).ok());
+                  })
+                  .ok());
   EXPECT_EQ(n, 1);
   EXPECT_EQ(store_->Stats()->facts, 1);
 }

@@ -7,8 +7,8 @@ namespace engram {
 
 Status SqliteError(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
-  std::string message = "store: " + std::string(what) + ": " +
-                        (db ? sqlite3_errmsg(db) : "no database");
+  std::string message =
+      "store: " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "no database");
   switch (code & 0xFF) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -40,12 +40,9 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
 SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
 
 void SqliteStatement::BindText(int index, std::string_view value) {
-  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
-void SqliteStatement::BindInt(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
-}
+void SqliteStatement::BindInt(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
 void SqliteStatement::BindDouble(int index, double value) {
   sqlite3_bind_double(stmt_, index, value);
 }
@@ -74,17 +71,14 @@ void SqliteStatement::Reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-int64_t SqliteStatement::ColumnInt(int index) const {
-  return sqlite3_column_int64(stmt_, index);
-}
+int64_t SqliteStatement::ColumnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
 double SqliteStatement::ColumnDouble(int index) const {
   return sqlite3_column_double(stmt_, index);
 }
 std::string SqliteStatement::ColumnText(int index) const {
   const auto* p = sqlite3_column_text(stmt_, index);
   const int n = sqlite3_column_bytes(stmt_, index);
-  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n))
-           : std::string();
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
 }
 std::string_view SqliteStatement::ColumnBlob(int index) const {
   const void* p = sqlite3_column_blob(stmt_, index);
@@ -125,8 +119,8 @@ Status SqliteDb::Exec(std::string_view sql) {
 
 Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt,
-                         nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+      SQLITE_OK) {
     return SqliteError(db_, "prepare");
   }
   return SqliteStatement(stmt, db_);

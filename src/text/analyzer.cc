@@ -112,15 +112,13 @@ struct Evidence {
       ++english;
     } else if (match.portuguese && !match.english) {
       ++portuguese;
-    } else if (!match.english && !match.portuguese && !ascii &&
-               HasPortugueseLetter(lower)) {
+    } else if (!match.english && !match.portuguese && !ascii && HasPortugueseLetter(lower)) {
       ++portuguese;
     }
   }
 
   Language Decide() const {
-    return portuguese > 0 && portuguese >= 2 * english ? Language::kPortuguese
-                                                       : Language::kEnglish;
+    return portuguese > 0 && portuguese >= 2 * english ? Language::kPortuguese : Language::kEnglish;
   }
 };
 
@@ -128,8 +126,8 @@ struct Evidence {
 // that survives stop-word removal, with its term set to the case-folded,
 // still accented word; counts language evidence into `evidence` (when
 // given).
-void Collect(std::string_view text, bool remove_stop_words,
-             std::vector<AnalyzedToken>* tokens, Evidence* evidence) {
+void Collect(std::string_view text, bool remove_stop_words, std::vector<AnalyzedToken>* tokens,
+             Evidence* evidence) {
   const bool need_match = remove_stop_words || evidence != nullptr;
   std::string lower;
   std::string folded;
@@ -138,8 +136,7 @@ void Collect(std::string_view text, bool remove_stop_words,
     StopWordMatch match;
     if (need_match) {
       if (!ascii) folded = FoldAccents(lower);
-      match = MatchStopWord(ascii ? std::string_view(lower)
-                                  : std::string_view(folded));
+      match = MatchStopWord(ascii ? std::string_view(lower) : std::string_view(folded));
     }
     if (evidence != nullptr) evidence->Add(match, lower, ascii);
     if (remove_stop_words && (match.english || match.portuguese)) return;
@@ -148,14 +145,11 @@ void Collect(std::string_view text, bool remove_stop_words,
 }
 
 // Steps 4-5: turns each token's case-folded word into its final term.
-void Finish(Language language, const AnalyzerOptions& options,
-            std::vector<AnalyzedToken>* tokens) {
+void Finish(Language language, const AnalyzerOptions& options, std::vector<AnalyzedToken>* tokens) {
   for (AnalyzedToken& token : *tokens) {
-    token.term =
-        options.stem ? Stem(token.term, language) : FoldAccents(token.term);
+    token.term = options.stem ? Stem(token.term, language) : FoldAccents(token.term);
   }
-  std::erase_if(*tokens,
-                [](const AnalyzedToken& token) { return token.term.empty(); });
+  std::erase_if(*tokens, [](const AnalyzedToken& token) { return token.term.empty(); });
 }
 
 }  // namespace
@@ -166,8 +160,7 @@ Language DetectLanguage(std::string_view text) {
   return evidence.Decide();
 }
 
-std::vector<AnalyzedToken> Analyze(std::string_view text,
-                                   const AnalyzerOptions& options) {
+std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options) {
   std::vector<AnalyzedToken> tokens;
   Evidence evidence;
   Collect(text, options.remove_stop_words, &tokens, &evidence);

@@ -62,8 +62,7 @@ struct AnalyzerOptions {
 Language DetectLanguage(std::string_view text);
 
 // Terms of `text` in order, in the language DetectLanguage picks for it.
-std::vector<AnalyzedToken> Analyze(std::string_view text,
-                                   const AnalyzerOptions& options = {});
+std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options = {});
 
 // Terms of `text` in order, stemmed for `language`.
 std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,

@@ -19,8 +19,7 @@ std::vector<std::string> Terms(const std::vector<AnalyzedToken>& tokens) {
   return terms;
 }
 
-std::vector<std::string> Terms(std::string_view text,
-                               const AnalyzerOptions& options = {}) {
+std::vector<std::string> Terms(std::string_view text, const AnalyzerOptions& options = {}) {
   return Terms(Analyze(text, options));
 }
 
@@ -39,33 +38,26 @@ TEST(AnalyzerTest, EnglishInflectionsShareAStem) {
 }
 
 TEST(AnalyzerTest, StopWordsAndQuestionWordsAreRemoved) {
-  EXPECT_THAT(Terms("What did the server do when it crashed?"),
-              ElementsAre("server", "crash"));
-  EXPECT_THAT(Terms("Quando o servidor caiu e por que?"),
-              ElementsAre("servidor", "caiu"));
+  EXPECT_THAT(Terms("What did the server do when it crashed?"), ElementsAre("server", "crash"));
+  EXPECT_THAT(Terms("Quando o servidor caiu e por que?"), ElementsAre("servidor", "caiu"));
 }
 
 TEST(AnalyzerTest, StopWordRemovalCanBeTurnedOff) {
   AnalyzerOptions options;
   options.remove_stop_words = false;
-  EXPECT_THAT(Terms("what is it", Language::kEnglish, options),
-              ElementsAre("what", "is", "it"));
+  EXPECT_THAT(Terms("what is it", Language::kEnglish, options), ElementsAre("what", "is", "it"));
 }
 
 TEST(AnalyzerTest, StemmingCanBeTurnedOff) {
   AnalyzerOptions options;
   options.stem = false;
-  EXPECT_THAT(Terms("Running configurações", options),
-              ElementsAre("running", "configuracoes"));
+  EXPECT_THAT(Terms("Running configurações", options), ElementsAre("running", "configuracoes"));
 }
 
 TEST(AnalyzerTest, CaseAndAccentsFoldToOneTerm) {
-  EXPECT_EQ(Terms("Ação", Language::kPortuguese),
-            Terms("acao", Language::kPortuguese));
-  EXPECT_EQ(Terms("AÇÃO", Language::kPortuguese),
-            Terms("ação", Language::kPortuguese));
-  EXPECT_EQ(Terms("Café", Language::kEnglish),
-            Terms("cafe", Language::kEnglish));
+  EXPECT_EQ(Terms("Ação", Language::kPortuguese), Terms("acao", Language::kPortuguese));
+  EXPECT_EQ(Terms("AÇÃO", Language::kPortuguese), Terms("ação", Language::kPortuguese));
+  EXPECT_EQ(Terms("Café", Language::kEnglish), Terms("cafe", Language::kEnglish));
   EXPECT_THAT(Terms("Ação", Language::kPortuguese), ElementsAre("aca"));
 }
 
@@ -74,19 +66,15 @@ TEST(AnalyzerTest, AccentedStopWordsAreRemovedInBothSpellings) {
 }
 
 TEST(AnalyzerTest, DetectsPortugueseAndStemsWithItsStemmer) {
-  EXPECT_EQ(DetectLanguage("As configurações do servidor"),
-            Language::kPortuguese);
-  EXPECT_THAT(Terms("As configurações do servidor"),
-              ElementsAre("configur", "servidor"));
-  EXPECT_EQ(DetectLanguage("Qual é a senha que eu uso para o banco?"),
-            Language::kPortuguese);
+  EXPECT_EQ(DetectLanguage("As configurações do servidor"), Language::kPortuguese);
+  EXPECT_THAT(Terms("As configurações do servidor"), ElementsAre("configur", "servidor"));
+  EXPECT_EQ(DetectLanguage("Qual é a senha que eu uso para o banco?"), Language::kPortuguese);
 }
 
 TEST(AnalyzerTest, DetectsEnglishByDefault) {
   EXPECT_EQ(DetectLanguage(""), Language::kEnglish);
   EXPECT_EQ(DetectLanguage("kubernetes cluster"), Language::kEnglish);
-  EXPECT_EQ(DetectLanguage("What is the weather in São Paulo?"),
-            Language::kEnglish);
+  EXPECT_EQ(DetectLanguage("What is the weather in São Paulo?"), Language::kEnglish);
   // Words on both lists ("a", "as", "do", "no") are no evidence.
   EXPECT_EQ(DetectLanguage("do as a no"), Language::kEnglish);
 }
@@ -107,17 +95,13 @@ TEST(AnalyzerTest, ExplicitLanguageOverridesDetection) {
 
 TEST(AnalyzerTest, OffsetsPointIntoTheOriginalBytes) {
   const std::string text = "Olá, ação rápida: café!";
-  const std::vector<AnalyzedToken> tokens = Analyze(
-      text, Language::kPortuguese, {.remove_stop_words = true, .stem = false});
+  const std::vector<AnalyzedToken> tokens =
+      Analyze(text, Language::kPortuguese, {.remove_stop_words = true, .stem = false});
   ASSERT_EQ(tokens.size(), 4u);
-  EXPECT_EQ(text.substr(tokens[0].begin, tokens[0].end - tokens[0].begin),
-            "Olá");
-  EXPECT_EQ(text.substr(tokens[1].begin, tokens[1].end - tokens[1].begin),
-            "ação");
-  EXPECT_EQ(text.substr(tokens[2].begin, tokens[2].end - tokens[2].begin),
-            "rápida");
-  EXPECT_EQ(text.substr(tokens[3].begin, tokens[3].end - tokens[3].begin),
-            "café");
+  EXPECT_EQ(text.substr(tokens[0].begin, tokens[0].end - tokens[0].begin), "Olá");
+  EXPECT_EQ(text.substr(tokens[1].begin, tokens[1].end - tokens[1].begin), "ação");
+  EXPECT_EQ(text.substr(tokens[2].begin, tokens[2].end - tokens[2].begin), "rápida");
+  EXPECT_EQ(text.substr(tokens[3].begin, tokens[3].end - tokens[3].begin), "café");
   EXPECT_EQ(tokens[1].begin, 6u);  // "Olá, " is 6 bytes
   EXPECT_EQ(tokens[1].end, 12u);   // "ação" is 6 bytes
 }
@@ -132,8 +116,7 @@ TEST(AnalyzerTest, DecomposedAccentsStayInsideTheWord) {
   const std::string decomposed =
       "ac\xCC\xA7"
       "a\xCC\x83o";
-  const std::vector<AnalyzedToken> tokens =
-      Analyze(decomposed, Language::kPortuguese);
+  const std::vector<AnalyzedToken> tokens = Analyze(decomposed, Language::kPortuguese);
   ASSERT_EQ(tokens.size(), 1u);
   EXPECT_EQ(tokens[0].term, "aca");
   EXPECT_EQ(tokens[0].end, decomposed.size());
@@ -142,8 +125,7 @@ TEST(AnalyzerTest, DecomposedAccentsStayInsideTheWord) {
 TEST(AnalyzerTest, SplitsOnNonWordCharactersButKeepsUnderscore) {
   EXPECT_THAT(Terms("file_name.cc", Language::kEnglish, {.stem = false}),
               ElementsAre("file_name", "cc"));
-  EXPECT_THAT(Terms("__init__ ___", Language::kEnglish, {.stem = false}),
-              ElementsAre("init"));
+  EXPECT_THAT(Terms("__init__ ___", Language::kEnglish, {.stem = false}), ElementsAre("init"));
   EXPECT_THAT(Terms("don't", Language::kEnglish), IsEmpty());
 }
 

@@ -29,11 +29,9 @@ bool IsWhitespace(char32_t cp) {
 // marks and numbers. Everything else (punctuation, symbols) is trimmed.
 bool IsKept(char32_t cp) {
   if (cp < 0x80) {
-    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') ||
-           (cp >= '0' && cp <= '9');
+    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
   }
-  return (U_GET_GC_MASK(static_cast<UChar32>(cp)) &
-          (U_GC_L_MASK | U_GC_M_MASK | U_GC_N_MASK)) != 0;
+  return (U_GET_GC_MASK(static_cast<UChar32>(cp)) & (U_GC_L_MASK | U_GC_M_MASK | U_GC_N_MASK)) != 0;
 }
 
 // Byte offset of the start of the code point that ends at `end`.
@@ -74,8 +72,7 @@ std::string StopWordKey(std::string_view keyword) {
 
 }  // namespace
 
-std::vector<std::string> ExtractKeywords(std::string_view text,
-                                         size_t max_keywords) {
+std::vector<std::string> ExtractKeywords(std::string_view text, size_t max_keywords) {
   if (max_keywords == 0) return {};
   const std::string lower = NfkcCaseFold(text);
   const std::string_view view = lower;
@@ -98,15 +95,13 @@ std::vector<std::string> ExtractKeywords(std::string_view text,
     if (IsStopWord(StopWordKey(token))) continue;
     ++counts[token];
   }
-  std::vector<std::pair<std::string_view, size_t>> ranked(counts.begin(),
-                                                          counts.end());
+  std::vector<std::pair<std::string_view, size_t>> ranked(counts.begin(), counts.end());
   const auto by_rank = [](const auto& a, const auto& b) {
     if (a.second != b.second) return a.second > b.second;
     return a.first < b.first;
   };
   const size_t keep = std::min(max_keywords, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + keep, ranked.end(),
-                    by_rank);
+  std::partial_sort(ranked.begin(), ranked.begin() + keep, ranked.end(), by_rank);
   std::vector<std::string> keywords;
   keywords.reserve(keep);
   for (size_t k = 0; k < keep; ++k) keywords.emplace_back(ranked[k].first);

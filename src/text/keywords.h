@@ -28,8 +28,7 @@ namespace engram {
 
 // Up to `max_keywords` keywords of `text`, most frequent first (ties in byte
 // order). Empty for empty text or max_keywords == 0.
-std::vector<std::string> ExtractKeywords(std::string_view text,
-                                         size_t max_keywords = 20);
+std::vector<std::string> ExtractKeywords(std::string_view text, size_t max_keywords = 20);
 
 }  // namespace engram
 

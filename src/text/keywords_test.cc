@@ -40,8 +40,7 @@ TEST(KeywordsTest, TrimsUnicodePunctuationButKeepsInnerPunctuation) {
 }
 
 TEST(KeywordsTest, ContractionsWithEitherApostropheAreStopWords) {
-  EXPECT_THAT(ExtractKeywords("don't don’t it's server"),
-              ElementsAre("server"));
+  EXPECT_THAT(ExtractKeywords("don't don’t it's server"), ElementsAre("server"));
 }
 
 TEST(KeywordsTest, LowerCasesWithUnicodeCaseFolding) {

@@ -37,16 +37,13 @@ struct SuffixAccent {
   std::string_view accented;
 };
 constexpr SuffixAccent kPortugueseSuffixes[] = {
-    {"ariamos", "aríamos"}, {"eriamos", "eríamos"}, {"iriamos", "iríamos"},
-    {"assemos", "ássemos"}, {"essemos", "êssemos"}, {"issemos", "íssemos"},
-    {"arieis", "aríeis"},   {"erieis", "eríeis"},   {"irieis", "iríeis"},
-    {"asseis", "ásseis"},   {"esseis", "ésseis"},   {"isseis", "ísseis"},
-    {"avamos", "ávamos"},   {"ancias", "âncias"},   {"encias", "ências"},
-    {"iamos", "íamos"},     {"ancia", "ância"},     {"encia", "ência"},
-    {"aveis", "áveis"},     {"iveis", "íveis"},     {"ieis", "íeis"},
-    {"avel", "ável"},       {"ivel", "ível"},       {"coes", "ções"},
-    {"cao", "ção"},         {"oes", "ões"},         {"aes", "ães"},
-    {"ao", "ão"},
+    {"ariamos", "aríamos"}, {"eriamos", "eríamos"}, {"iriamos", "iríamos"}, {"assemos", "ássemos"},
+    {"essemos", "êssemos"}, {"issemos", "íssemos"}, {"arieis", "aríeis"},   {"erieis", "eríeis"},
+    {"irieis", "iríeis"},   {"asseis", "ásseis"},   {"esseis", "ésseis"},   {"isseis", "ísseis"},
+    {"avamos", "ávamos"},   {"ancias", "âncias"},   {"encias", "ências"},   {"iamos", "íamos"},
+    {"ancia", "ância"},     {"encia", "ência"},     {"aveis", "áveis"},     {"iveis", "íveis"},
+    {"ieis", "íeis"},       {"avel", "ável"},       {"ivel", "ível"},       {"coes", "ções"},
+    {"cao", "ção"},         {"oes", "ões"},         {"aes", "ães"},         {"ao", "ão"},
 };
 
 bool IsAscii(std::string_view text) {
@@ -73,9 +70,8 @@ std::string RestorePortugueseAccents(std::string_view word) {
 // Runs `stemmer` on `word`; `word` itself when the stemmer fails.
 std::string RunStemmer(sb_stemmer* stemmer, std::string_view word) {
   if (stemmer == nullptr) return std::string(word);
-  const sb_symbol* stem =
-      sb_stemmer_stem(stemmer, reinterpret_cast<const sb_symbol*>(word.data()),
-                      static_cast<int>(word.size()));
+  const sb_symbol* stem = sb_stemmer_stem(stemmer, reinterpret_cast<const sb_symbol*>(word.data()),
+                                          static_cast<int>(word.size()));
   if (stem == nullptr) return std::string(word);
   return std::string(reinterpret_cast<const char*>(stem),
                      static_cast<size_t>(sb_stemmer_length(stemmer)));

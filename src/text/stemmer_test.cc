@@ -18,8 +18,7 @@ TEST(StemmerTest, EnglishReducesInflections) {
 }
 
 TEST(StemmerTest, EnglishStemsTheAccentFoldedWord) {
-  EXPECT_EQ(Stem("naïve", Language::kEnglish),
-            Stem("naive", Language::kEnglish));
+  EXPECT_EQ(Stem("naïve", Language::kEnglish), Stem("naive", Language::kEnglish));
   EXPECT_EQ(Stem("café", Language::kEnglish), "cafe");
 }
 
@@ -38,15 +37,12 @@ TEST(StemmerTest, PortugueseStemIsAccentFolded) {
 // without accents they must give one stem.
 TEST(StemmerTest, PortugueseUnaccentedSpellingGivesTheAccentedStem) {
   const std::vector<std::string> words = {
-      "ação",        "ações",       "configuração", "configurações",
-      "informações", "importância", "ciência",      "ciências",
-      "possível",    "possíveis",   "amáveis",      "falávamos",
-      "falaríamos",  "comíamos",    "falássemos",   "questões",
-      "irmãos",      "falarão",     "alemães",      "países",
-      "histórico",   "público",     "análise",      "razões"};
+      "ação",       "ações",    "configuração", "configurações", "informações", "importância",
+      "ciência",    "ciências", "possível",     "possíveis",     "amáveis",     "falávamos",
+      "falaríamos", "comíamos", "falássemos",   "questões",      "irmãos",      "falarão",
+      "alemães",    "países",   "histórico",    "público",       "análise",     "razões"};
   for (const std::string& word : words) {
-    EXPECT_EQ(Stem(FoldAccents(word), Language::kPortuguese),
-              Stem(word, Language::kPortuguese))
+    EXPECT_EQ(Stem(FoldAccents(word), Language::kPortuguese), Stem(word, Language::kPortuguese))
         << word;
   }
 }

@@ -11,13 +11,11 @@ namespace engram {
 namespace {
 
 TEST(StopWordsTest, QuestionWordsAreStopWordsInBothLanguages) {
-  for (std::string_view w :
-       {"what", "when", "where", "who", "whom", "which", "why", "how", "did",
-        "does", "do", "is", "are", "was", "were"}) {
+  for (std::string_view w : {"what", "when", "where", "who", "whom", "which", "why", "how", "did",
+                             "does", "do", "is", "are", "was", "were"}) {
     EXPECT_TRUE(MatchStopWord(w).english) << w;
   }
-  for (std::string_view w :
-       {"que", "quando", "onde", "quem", "qual", "quais", "como", "porque"}) {
+  for (std::string_view w : {"que", "quando", "onde", "quem", "qual", "quais", "como", "porque"}) {
     EXPECT_TRUE(MatchStopWord(w).portuguese) << w;
   }
 }
@@ -32,8 +30,7 @@ TEST(StopWordsTest, PortugueseWordsMatchInAccentFoldedForm) {
 }
 
 TEST(StopWordsTest, ContentWordsAreNotStopWords) {
-  for (std::string_view w :
-       {"server", "coffee", "memory", "servidor", "cafe", "won", "may", ""}) {
+  for (std::string_view w : {"server", "coffee", "memory", "servidor", "cafe", "won", "may", ""}) {
     EXPECT_FALSE(IsStopWord(w)) << w;
   }
 }

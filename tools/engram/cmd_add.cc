@@ -20,7 +20,8 @@ void RegisterAdd(CLI::App& app, Cli& cli) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("add", "Add a fact (text '-' reads standard input)");
-  sub->footer("Example: engram add \"Prefers tabs over spaces in Go code\" --tag style --kind preference");
+  sub->footer(
+      "Example: engram add \"Prefers tabs over spaces in Go code\" --tag style --kind preference");
   sub->add_option("text", args->text, "The fact's text")->required();
   sub->add_option("-t,--tag", args->tags, "A tag (repeatable)");
   sub->add_option("--kind", args->kind, "fact, lesson, preference or any word (default fact)");

@@ -10,8 +10,9 @@ namespace engram::cli {
 void RegisterConfig(CLI::App& app, Cli& cli) {
   auto json = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand("config", "Show every effective setting and its source");
-  sub->footer("Sources, lowest to highest: default < file ($ENGRAM_CONFIG) < env (ENGRAM_*) < flag.\n"
-              "Example: ENGRAM_BM25_K1=1.2 engram config");
+  sub->footer(
+      "Sources, lowest to highest: default < file ($ENGRAM_CONFIG) < env (ENGRAM_*) < flag.\n"
+      "Example: ENGRAM_BM25_K1=1.2 engram config");
   sub->add_flag("--json", *json, "As a JSON object");
   cli.OnRun(sub, [&cli, json]() -> int {
     auto config = cli.Config();
@@ -19,9 +20,8 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
     if (*json) {
       nlohmann::json out = nlohmann::json::object();
       for (const auto& e : config->entries) {
-        out[e.key] = {{"value", e.value},
-                      {"source", ConfigSourceName(e.source)},
-                      {"origin", e.origin}};
+        out[e.key] = {
+            {"value", e.value}, {"source", ConfigSourceName(e.source)}, {"origin", e.origin}};
       }
       cli.out() << out.dump(2) << "\n";
       return kExitOk;
@@ -42,8 +42,8 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
     if (engine.ok()) {
       auto stats = (*engine)->Stats();
       if (stats.ok()) {
-        cli.out() << "\nstore: " << stats->db_path << " (schema " << stats->schema_version
-                  << "), " << stats->facts << " fact(s)\n";
+        cli.out() << "\nstore: " << stats->db_path << " (schema " << stats->schema_version << "), "
+                  << stats->facts << " fact(s)\n";
         for (const auto& [scope, count] : stats->scopes) {
           cli.out() << "  scope " << scope << ": " << count << "\n";
         }

@@ -1,4 +1,138 @@
+// engram eval DIR: retrieval quality on a BEIR-layout dataset.
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/eval.h"
 #include "tools/engram/cli.h"
+#include "tools/engram/progress_bar.h"
+
 namespace engram::cli {
-void RegisterEval(CLI::App& app, Cli& cli) {}
+namespace {
+
+const char* const kMetricRows[] = {"P@1",      "P@5",       "P@10",       "P@100",  "recall@1",
+                                   "recall@5", "recall@10", "recall@100", "MRR@1",  "MRR@5",
+                                   "MRR@10",   "MRR@100",   "nDCG@1",     "nDCG@5", "nDCG@10",
+                                   "nDCG@100", "MRR",       "map"};
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+void PrintTable(std::ostream& out, const EvalReport& r) {
+  out << "dataset " << r.dataset << ": " << r.documents << " documents (" << r.facts << " facts";
+  if (r.skipped_documents > 0) out << ", " << r.skipped_documents << " empty rows skipped";
+  out << "), " << r.queries << " queries averaged; indexed in " << std::fixed
+      << std::setprecision(1) << r.index_seconds << " s\n\n";
+  out << std::left << std::setw(12) << "metric";
+  for (const auto& m : r.modes) out << std::right << std::setw(10) << FusionModeName(m.mode);
+  for (size_t i = 1; i < r.modes.size(); ++i) {
+    out << std::setw(12) << ("d " + std::string(FusionModeName(r.modes[i].mode)));
+  }
+  out << "\n" << std::setprecision(4);
+  for (const char* metric : kMetricRows) {
+    out << std::left << std::setw(12) << metric << std::right;
+    for (const auto& m : r.modes) out << std::setw(10) << m.metrics.at(metric);
+    for (size_t i = 1; i < r.modes.size(); ++i) {
+      const double delta = r.modes[i].metrics.at(metric) - r.modes[0].metrics.at(metric);
+      std::ostringstream d;
+      d << std::fixed << std::setprecision(4) << std::showpos << delta;
+      out << std::setw(12) << d.str();
+    }
+    out << "\n";
+  }
+  out << std::setprecision(2) << "\nquery time:";
+  for (const auto& m : r.modes) {
+    out << " " << FusionModeName(m.mode) << " "
+        << (r.queries ? 1000.0 * m.seconds / static_cast<double>(m.run.size()) : 0.0)
+        << " ms/query";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+void RegisterEval(CLI::App& app, Cli& cli) {
+  struct Args {
+    std::string dir;
+    std::string mode;
+    std::string compare;
+    size_t depth = 100;
+    std::string run_file;
+    bool json = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout dataset");
+  sub->footer(
+      "Examples: engram eval ../shared/datasets/scifact\n"
+      "          engram eval DIR --compare lexical,blended --run-file run.txt\n"
+      "The dataset is indexed into a temporary store; your memory is not touched.");
+  sub->add_option("dir", args->dir, "Dataset directory (corpus.jsonl, queries.jsonl, qrels/)")
+      ->required();
+  sub->add_option("--mode", args->mode, "One mode (default: search.mode)");
+  sub->add_option("--compare", args->compare, "Modes side by side, e.g. lexical,blended");
+  sub->add_option("--depth", args->depth, "Results per query (default 100)");
+  sub->add_option("--run-file", args->run_file,
+                  "Write a TREC run (one mode) or FILE.<mode> per mode");
+  sub->add_flag("--json", args->json, "Print one JSON object");
+  cli.OnRun(sub, [&cli, args]() -> int {
+    auto config = cli.Config();
+    if (!config.ok()) return cli.Fail(config.status());
+    EvalOptions options;
+    options.engine = config->engine;
+    options.depth = args->depth;
+    if (options.depth == 0) return cli.UsageError("eval: --depth must be at least 1");
+    std::vector<std::string> names =
+        args->compare.empty()
+            ? std::vector<std::string>{args->mode.empty()
+                                           ? std::string(FusionModeName(config->search_mode))
+                                           : args->mode}
+            : SplitCommas(args->compare);
+    if (!args->compare.empty() && !args->mode.empty()) {
+      return cli.UsageError("eval: give --mode or --compare, not both");
+    }
+    options.modes.clear();
+    for (const auto& n : names) {
+      auto mode = ParseFusionMode(n);
+      if (!mode.ok()) return cli.UsageError("eval: " + mode.status().message());
+      options.modes.push_back(*mode);
+    }
+    ProgressBar index_bar(cli.err(), "indexing", IsTerminal(2) && !args->json);
+    options.progress = [&](const std::string& stage, size_t done, size_t total) {
+      if (stage == "index") index_bar.Update(done, total);
+    };
+    auto report = RunEvaluation(args->dir, options);
+    if (!report.ok()) return cli.Fail(report.status());
+
+    if (!args->run_file.empty()) {
+      for (const auto& m : report->modes) {
+        const std::string name(FusionModeName(m.mode));
+        const std::string path =
+            report->modes.size() == 1 ? args->run_file : args->run_file + "." + name;
+        Status s = WriteEvalRun(m, "engram-" + name, path);
+        if (!s.ok()) return cli.Fail(s);
+      }
+    }
+    if (args->json) {
+      nlohmann::json results = nlohmann::json::object();
+      for (const auto& m : report->modes) {
+        results[std::string(FusionModeName(m.mode))] = m.metrics;
+      }
+      nlohmann::json out = {
+          {"dataset", report->dataset}, {"queries", report->queries}, {"results", results}};
+      cli.out() << out.dump() << "\n";
+      return kExitOk;
+    }
+    PrintTable(cli.out(), *report);
+    return kExitOk;
+  });
+}
+
 }  // namespace engram::cli

@@ -27,9 +27,10 @@ void RegisterForget(CLI::App& app, Cli& cli) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("forget", "Forget facts by id, by tag, or a whole scope");
-  sub->footer("Examples: engram forget 3f2a1b9c\n"
-              "          engram forget --tag obsolete --yes\n"
-              "          engram forget --all --scope scratch --yes");
+  sub->footer(
+      "Examples: engram forget 3f2a1b9c\n"
+      "          engram forget --tag obsolete --yes\n"
+      "          engram forget --all --scope scratch --yes");
   sub->add_option("ids", args->ids, "Fact ids or unique prefixes");
   sub->add_option("-t,--tag", args->tag, "Forget every fact with this tag");
   sub->add_flag("--all", args->all, "Forget every fact of the scope");

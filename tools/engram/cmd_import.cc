@@ -23,11 +23,13 @@ void RegisterImport(CLI::App& app, Cli& cli) {
     bool skip_bad = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand("import", "Import facts from a JSONL or CSV file ('-': stdin)");
-  sub->footer("Example: engram import examples/memory.jsonl\n"
-              "JSONL keys: content, scope, tags, kind, source, confidence, metadata, id,\n"
-              "created_at, updated_at, last_accessed, access_count. CSV: a header row with\n"
-              "the same names; tags separated by ';'.");
+  CLI::App* sub =
+      app.add_subcommand("import", "Import facts from a JSONL or CSV file ('-': stdin)");
+  sub->footer(
+      "Example: engram import examples/memory.jsonl\n"
+      "JSONL keys: content, scope, tags, kind, source, confidence, metadata, id,\n"
+      "created_at, updated_at, last_accessed, access_count. CSV: a header row with\n"
+      "the same names; tags separated by ';'.");
   sub->add_option("file", args->path, "Input file")->required();
   sub->add_option("--format", args->format, "jsonl or csv (default: from the file name)")
       ->check(CLI::IsMember({"jsonl", "csv"}));

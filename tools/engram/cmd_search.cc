@@ -73,15 +73,16 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       nlohmann::json hits = nlohmann::json::array();
       for (const SearchHit& h : response->hits) {
         const Explanation& e = h.explanation;
-        hits.push_back({{"score", h.score},
-                        {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
-                        {"signals",
-                         {{"lexical", SignalJson(e.lexical)}, {"temporal", SignalJson(e.temporal)}}},
-                        {"weights",
-                         {{"semantic", e.weights.semantic},
-                          {"lexical", e.weights.lexical},
-                          {"temporal", e.weights.temporal}}},
-                        {"matched_terms", e.matched_terms}});
+        hits.push_back(
+            {{"score", h.score},
+             {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
+             {"signals",
+              {{"lexical", SignalJson(e.lexical)}, {"temporal", SignalJson(e.temporal)}}},
+             {"weights",
+              {{"semantic", e.weights.semantic},
+               {"lexical", e.weights.lexical},
+               {"temporal", e.weights.temporal}}},
+             {"matched_terms", e.matched_terms}});
       }
       nlohmann::json out = {{"query", args->query},
                             {"mode", FusionModeName(options.mode)},

@@ -1,0 +1,46 @@
+# engram: the two commands a fresh Debian 12 machine needs are `make demo`
+# and `make test`. Both install what is missing first.
+JOBS ?= $(shell nproc)
+BUILD_DIR ?= build
+TEST_DIR ?= build-test
+
+.PHONY: all setup build demo test lint format tidy bench results clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+# Release build; the CLI lands at ./build/engram.
+build: setup
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DENGRAM_BUILD_TESTS=OFF >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target engram
+
+# Loads examples/memory.jsonl into a temporary store and runs searches.
+demo: build
+	@scripts/demo.sh ./$(BUILD_DIR)/engram
+
+# Every test, warnings as errors, under AddressSanitizer and UBSan, after
+# the format and lint checks.
+test: setup lint-format
+	@cmake -S . -B $(TEST_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
+	  -DENGRAM_SANITIZE=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
+	@cmake --build $(TEST_DIR) -j $(JOBS)
+	@scripts/tidy.sh $(TEST_DIR)
+	@cd $(TEST_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest -j $(JOBS) --output-on-failure
+
+lint-format:
+	@scripts/check_format.sh
+
+format:
+	@scripts/check_format.sh --fix
+
+bench: build
+	@scripts/bench.sh ./$(BUILD_DIR)/engram
+
+results: build
+	@scripts/results.sh ./$(BUILD_DIR)/engram
+
+clean:
+	rm -rf $(BUILD_DIR) $(TEST_DIR)

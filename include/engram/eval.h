@@ -1,0 +1,74 @@
+// Evaluation: index a BEIR-layout dataset into a temporary store, run every
+// query through the engine's public API, and score the rankings with
+// trec_eval's metrics (DESIGN §10).
+//
+// Corpus rows become facts (title and text joined by a newline) in their
+// scope, created at their `created_at`; rows whose text is the same fact
+// in one scope are merged, and the fact stands for all their ids. The clock
+// is pinned to the newest `created_at` (or a fixed instant when there is
+// none), so results do not depend on the day they are run. Each query
+// searches only its own scope and records no access. Rankings are scored in
+// the engine's order (run scores are rank-derived, so trec_eval's own tie
+// order cannot reorder them). Averages are over queries with at least one
+// relevant document.
+#ifndef ENGRAM_EVAL_H_
+#define ENGRAM_EVAL_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engram/options.h"
+#include "engram/status.h"
+
+namespace engram {
+
+struct EvalOptions {
+  // Modes to run, side by side; the first is the baseline for deltas.
+  std::vector<FusionMode> modes = {FusionMode::kBlended};
+  // Results retrieved per query; metrics are cut at 1, 5, 10 and 100.
+  size_t depth = 100;
+  // Options of the temporary store (BM25, weights, ...); db_path and clock
+  // are set by the evaluation.
+  EngineOptions engine;
+  // Called with ("index" | "search", done, total). May be empty.
+  std::function<void(const std::string&, size_t, size_t)> progress;
+};
+
+// One ranked document of one query.
+struct EvalRankedDoc {
+  std::string doc_id;
+  double score = 0.0;
+};
+
+struct EvalModeResult {
+  FusionMode mode = FusionMode::kBlended;
+  // Macro averages: "P@k", "recall@k", "MRR@k", "nDCG@k" for k in 1, 5, 10,
+  // 100, plus "MRR" (uncut) and "map".
+  std::map<std::string, double> metrics;
+  std::map<std::string, std::map<std::string, double>> per_query;
+  std::map<std::string, std::vector<EvalRankedDoc>> run;  // query id -> ranking
+  double seconds = 0.0;                                   // wall time of the queries
+};
+
+struct EvalReport {
+  std::string dataset;
+  size_t documents = 0;     // corpus rows
+  size_t facts = 0;         // facts after merging identical rows
+  size_t skipped_documents = 0;  // rows no fact can hold (empty text, ...)
+  size_t queries = 0;       // queries averaged
+  double index_seconds = 0.0;
+  std::vector<EvalModeResult> modes;
+};
+
+Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
+
+// Writes `result.run` as a TREC run file (qid Q0 doc rank score tag).
+Status WriteEvalRun(const EvalModeResult& result, const std::string& tag,
+                    const std::string& path);
+
+}  // namespace engram
+
+#endif  // ENGRAM_EVAL_H_

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages engram needs that are missing, and nothing
+# else. Runs as root (or with sudo available). Safe to run repeatedly.
+set -euo pipefail
+
+packages=(
+  g++ make cmake ninja-build pkg-config
+  libsqlite3-dev libicu-dev libssl-dev nlohmann-json3-dev libstemmer-dev
+  libcli11-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "engram/eval.h"
+#include "src/eval/trec_run.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+using testing::TempDir;
+using testing::WriteFile;
+
+// Four rows, two of them the same text; two scopes; three queries of which
+// one has no relevant document (left out of the averages).
+void WriteDataset(const TempDir& dir) {
+  std::filesystem::create_directories(dir.path() / "qrels");
+  WriteFile(dir.File("corpus.jsonl"),
+            R"({"_id": "d1", "title": "", "text": "Postgres listens on port 5433", "metadata": {"scope": "s1", "created_at": "2024-01-01T00:00:00Z"}})"
+            "\n"
+            R"({"_id": "d2", "title": "", "text": "The editor is Neovim", "metadata": {"scope": "s1", "created_at": "2024-01-02T00:00:00Z"}})"
+            "\n"
+            R"({"_id": "d3", "title": "", "text": "the editor is neovim", "metadata": {"scope": "s1", "created_at": "2024-01-03T00:00:00Z"}})"
+            "\n"
+            R"({"_id": "d4", "title": "", "text": "Postgres backups run nightly", "metadata": {"scope": "s2"}})"
+            "\n");
+  WriteFile(dir.File("queries.jsonl"),
+            R"({"_id": "q1", "text": "which port does postgres use", "metadata": {"scope": "s1"}})"
+            "\n"
+            R"({"_id": "q2", "text": "editor", "metadata": {"scope": "s1"}})"
+            "\n"
+            R"({"_id": "q3", "text": "postgres backups", "metadata": {"scope": "s2"}})"
+            "\n");
+  WriteFile(dir.File("qrels/test.tsv"),
+            "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq3\td4\t0\n");
+}
+
+TEST(EvalRunnerTest, ScoresEachScopeAndMapsMergedRowsToAllIds) {
+  TempDir dir;
+  WriteDataset(dir);
+  EvalOptions options;
+  options.modes = {FusionMode::kLexical, FusionMode::kBlended};
+  auto report = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->documents, 4u);
+  EXPECT_EQ(report->facts, 3u);    // d2 and d3 are one fact
+  EXPECT_EQ(report->queries, 2u);  // q3 has no relevant document
+  ASSERT_EQ(report->modes.size(), 2u);
+  const EvalModeResult& lexical = report->modes[0];
+  // q1 finds only d1 (scope s1 has no other postgres fact); q2 finds the
+  // merged fact, which stands for d2 and d3: d3 (relevant) at rank 1 or 2.
+  ASSERT_EQ(lexical.run.at("q1").size(), 1u);
+  EXPECT_EQ(lexical.run.at("q1")[0].doc_id, "d1");
+  ASSERT_EQ(lexical.run.at("q2").size(), 2u);
+  EXPECT_DOUBLE_EQ(lexical.per_query.at("q1").at("P@1"), 1.0);
+  EXPECT_DOUBLE_EQ(lexical.per_query.at("q2").at("MRR"), lexical.run.at("q2")[0].doc_id == "d3" ? 1.0 : 0.5);
+  // q3 searched only s2: its ranking holds only d4.
+  ASSERT_EQ(lexical.run.at("q3").size(), 1u);
+  EXPECT_EQ(lexical.run.at("q3")[0].doc_id, "d4");
+  EXPECT_DOUBLE_EQ(lexical.metrics.at("recall@10"), 1.0);
+}
+
+TEST(EvalRunnerTest, WritesARunFileThatReadsBack) {
+  TempDir dir;
+  WriteDataset(dir);
+  auto report = RunEvaluation(dir.path().string(), {});
+  ASSERT_TRUE(report.ok());
+  const std::string path = dir.File("run.txt");
+  ASSERT_TRUE(WriteEvalRun(report->modes[0], "engram", path).ok());
+  auto run = LoadTrecRun(path);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->at("q1").size(), report->modes[0].run.at("q1").size());
+}
+
+TEST(EvalRunnerTest, MissingDatasetIsAClearError) {
+  auto report = RunEvaluation("/nonexistent/dataset", {});
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("/nonexistent/dataset"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram

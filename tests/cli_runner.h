@@ -1,0 +1,86 @@
+// Runs the engram binary as a child process for CLI tests, with its own
+// ENGRAM_HOME and config, capturing exit code, stdout and stderr.
+#ifndef ENGRAM_TESTS_CLI_RUNNER_H_
+#define ENGRAM_TESTS_CLI_RUNNER_H_
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+
+extern char** environ;
+
+namespace engram::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliRunner {
+ public:
+  CliRunner() : home_(dir_.File("home")) {}
+
+  const std::string& home() const { return home_; }
+  std::string File(const std::string& name) const { return dir_.File(name); }
+  std::string DbPath() const { return home_ + "/memory.db"; }
+
+  // Starts engram with `args`; stdin from `stdin_path` (or /dev/null).
+  pid_t Start(const std::vector<std::string>& args, const std::string& stdin_path = "/dev/null") {
+    const std::string out = dir_.File("stdout"), err = dir_.File("stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> env_strings = {"ENGRAM_HOME=" + home_,
+                                            "ENGRAM_CONFIG=" + dir_.File("config.toml"),
+                                            "HOME=" + dir_.path().string(), "PATH=/usr/bin:/bin"};
+    for (char** e = environ; *e; ++e) {
+      const std::string v(*e);
+      if (v.rfind("ASAN_", 0) == 0 || v.rfind("UBSAN_", 0) == 0 || v.rfind("LSAN_", 0) == 0) {
+        env_strings.push_back(v);
+      }
+    }
+    std::vector<std::string> argv_strings = {ENGRAM_BINARY};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv, envp;
+    for (auto& a : argv_strings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    pid_t pid = -1;
+    posix_spawn(&pid, ENGRAM_BINARY, &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  }
+
+  CliResult Wait(pid_t pid) {
+    CliResult r;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = ReadFile(dir_.File("stdout"));
+    r.err = ReadFile(dir_.File("stderr"));
+    return r;
+  }
+
+  CliResult Run(const std::vector<std::string>& args,
+                const std::string& stdin_path = "/dev/null") {
+    return Wait(Start(args, stdin_path));
+  }
+
+ private:
+  TempDir dir_;
+  std::string home_;
+};
+
+}  // namespace engram::testing
+
+#endif  // ENGRAM_TESTS_CLI_RUNNER_H_

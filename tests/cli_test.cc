@@ -1,0 +1,174 @@
+// The engram CLI as a user runs it: commands, help, exit codes and errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "src/store/sqlite_db.h"
+#include "tests/cli_runner.h"
+
+namespace engram {
+namespace {
+
+using testing::CliRunner;
+
+TEST(CliTest, EveryCommandHasHelp) {
+  CliRunner cli;
+  for (const char* cmd : {"add", "import", "list", "show", "forget", "export", "search",
+                          "config", "eval"}) {
+    const auto r = cli.Run({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << ": " << r.out;
+  }
+  const auto top = cli.Run({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_NE(top.out.find("search"), std::string::npos);
+}
+
+TEST(CliTest, UsageErrorsExitTwo) {
+  CliRunner cli;
+  EXPECT_EQ(cli.Run({}).exit_code, 2);
+  EXPECT_EQ(cli.Run({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(cli.Run({"search"}).exit_code, 2);  // no query
+  EXPECT_EQ(cli.Run({"search", "x", "--mode", "psychic"}).exit_code, 2);
+  EXPECT_EQ(cli.Run({"forget"}).exit_code, 2);  // nothing to forget
+}
+
+TEST(CliTest, AddSearchShowForget) {
+  CliRunner cli;
+  auto r = cli.Run({"add", "Postgres runs on port 5433 in Docker", "--tag", "db", "--kind",
+                    "fact"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.out.rfind("added ", 0), 0u) << r.out;
+  const std::string id = r.out.substr(6, 24);
+  r = cli.Run({"add", "postgres RUNS on port 5433 in docker", "--tag", "ports"});
+  EXPECT_EQ(r.out, "merged into " + id + "\n");
+
+  r = cli.Run({"search", "which port for postgres", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["hits"].size(), 1u);
+  EXPECT_EQ(j["hits"][0]["fact"]["id"], id);
+  EXPECT_EQ(j["hits"][0]["fact"]["tags"], nlohmann::json::array({"db", "ports"}));
+  EXPECT_TRUE(j["hits"][0]["signals"]["lexical"]["present"].get<bool>());
+
+  r = cli.Run({"search", "postgres", "--explain"});
+  EXPECT_NE(r.out.find("lexical  raw"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("temporal raw"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weight"), std::string::npos) << r.out;
+
+  r = cli.Run({"show", id.substr(0, 8)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("access_count:  2"), std::string::npos) << r.out;  // two searches
+
+  r = cli.Run({"forget", id.substr(0, 10)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "forgot 1 fact(s)\n");
+  r = cli.Run({"show", id});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no fact"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, ForgetWholeScopeOffTerminalNeedsYes) {
+  CliRunner cli;
+  ASSERT_EQ(cli.Run({"add", "scratch note", "--scope", "tmp"}).exit_code, 0);
+  auto r = cli.Run({"forget", "--all", "--scope", "tmp"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--yes"), std::string::npos);
+  r = cli.Run({"forget", "--all", "--scope", "tmp", "--yes"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "forgot 1 fact(s)\n");
+}
+
+TEST(CliTest, BadFactIsRefusedWithReason) {
+  CliRunner cli;
+  auto r = cli.Run({"add", "   "});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("content: empty text"), std::string::npos) << r.err;
+  r = cli.Run({"add", "x", "--meta", "[]"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("metadata: not a JSON object"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, MissingDatabaseIsAClearError) {
+  CliRunner cli;
+  const auto r = cli.Run({"--db", cli.File("nowhere/memory.db"), "list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nowhere/memory.db"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no database there"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, UnwritableDatabasePathIsAClearError) {
+  CliRunner cli;
+  testing::WriteFile(cli.File("plainfile"), "x");
+  const auto r = cli.Run({"--db", cli.File("plainfile/memory.db"), "add", "x"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("plainfile/memory.db"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, NewerSchemaIsAClearError) {
+  CliRunner cli;
+  ASSERT_EQ(cli.Run({"add", "x"}).exit_code, 0);
+  {
+    auto db = SqliteDb::Open(cli.DbPath(), false);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("PRAGMA user_version = 7").ok());
+  }
+  const auto r = cli.Run({"list"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("schema version 7 is newer than this engram supports"), std::string::npos)
+      << r.err;
+}
+
+TEST(CliTest, ConfigShowsValuesAndSources) {
+  CliRunner cli;
+  testing::WriteFile(cli.File("config.toml"), "[bm25]\nk1 = 1.1\n");
+  ASSERT_EQ(cli.Run({"add", "x"}).exit_code, 0);
+  const auto r = cli.Run({"config", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bm25.k1"]["value"], "1.1");
+  EXPECT_EQ(j["bm25.k1"]["source"], "file");
+  EXPECT_EQ(j["home"]["source"], "env");
+  EXPECT_EQ(j["bm25.b"]["source"], "default");
+  const auto text = cli.Run({"config"});
+  EXPECT_NE(text.out.find("1 fact(s)"), std::string::npos) << text.out;
+}
+
+TEST(CliTest, ListFiltersByTagAndScope) {
+  CliRunner cli;
+  ASSERT_EQ(cli.Run({"add", "a one", "--tag", "x"}).exit_code, 0);
+  ASSERT_EQ(cli.Run({"add", "a two", "--tag", "y"}).exit_code, 0);
+  ASSERT_EQ(cli.Run({"add", "a three", "--tag", "x", "--scope", "other"}).exit_code, 0);
+  auto r = cli.Run({"list", "--tag", "x", "--json"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  EXPECT_NE(r.out.find("a one"), std::string::npos);
+  r = cli.Run({"list", "--scope", "other"});
+  EXPECT_NE(r.out.find("a three"), std::string::npos);
+  EXPECT_EQ(r.out.find("a one"), std::string::npos);
+}
+
+TEST(CliTest, EvalJsonIsOneObject) {
+  CliRunner cli;
+  const std::string dir = cli.File("ds");
+  std::filesystem::create_directories(dir + "/qrels");
+  testing::WriteFile(dir + "/corpus.jsonl", R"({"_id": "d1", "title": "", "text": "neovim is the editor"})"
+                                            "\n"
+                                            R"({"_id": "d2", "title": "", "text": "lunch at noon"})"
+                                            "\n");
+  testing::WriteFile(dir + "/queries.jsonl", R"({"_id": "q1", "text": "which editor"})"
+                                             "\n");
+  testing::WriteFile(dir + "/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
+  const auto r = cli.Run({"eval", dir, "--compare", "lexical,blended", "--json", "--run-file",
+                          cli.File("run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["dataset"], "ds");
+  EXPECT_EQ(j["queries"], 1);
+  EXPECT_DOUBLE_EQ(j["results"]["lexical"]["nDCG@10"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["results"]["blended"]["P@1"].get<double>(), 1.0);
+  EXPECT_NE(testing::ReadFile(cli.File("run.lexical")).find("q1 Q0 d1 1 "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram
