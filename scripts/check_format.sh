@@ -2,7 +2,7 @@
 # Fails when a C++ file differs from .clang-format; --fix rewrites them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cc' '*.h' 2>/dev/null || find include src tools tests bench -name '*.cc' -o -name '*.h')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h' 2>/dev/null || find include src tools tests bench -name '*.cc' -o -name '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"
   exit 0

@@ -71,8 +71,7 @@ class CliRunner {
     return r;
   }
 
-  CliResult Run(const std::vector<std::string>& args,
-                const std::string& stdin_path = "/dev/null") {
+  CliResult Run(const std::vector<std::string>& args, const std::string& stdin_path = "/dev/null") {
     return Wait(Start(args, stdin_path));
   }
 

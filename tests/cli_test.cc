@@ -13,8 +13,8 @@ using testing::CliRunner;
 
 TEST(CliTest, EveryCommandHasHelp) {
   CliRunner cli;
-  for (const char* cmd : {"add", "import", "list", "show", "forget", "export", "search",
-                          "config", "eval"}) {
+  for (const char* cmd :
+       {"add", "import", "list", "show", "forget", "export", "search", "config", "eval"}) {
     const auto r = cli.Run({cmd, "--help"});
     EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << ": " << r.out;
@@ -35,8 +35,8 @@ TEST(CliTest, UsageErrorsExitTwo) {
 
 TEST(CliTest, AddSearchShowForget) {
   CliRunner cli;
-  auto r = cli.Run({"add", "Postgres runs on port 5433 in Docker", "--tag", "db", "--kind",
-                    "fact"});
+  auto r =
+      cli.Run({"add", "Postgres runs on port 5433 in Docker", "--tag", "db", "--kind", "fact"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(r.out.rfind("added ", 0), 0u) << r.out;
   const std::string id = r.out.substr(6, 24);
@@ -152,15 +152,16 @@ TEST(CliTest, EvalJsonIsOneObject) {
   CliRunner cli;
   const std::string dir = cli.File("ds");
   std::filesystem::create_directories(dir + "/qrels");
-  testing::WriteFile(dir + "/corpus.jsonl", R"({"_id": "d1", "title": "", "text": "neovim is the editor"})"
-                                            "\n"
-                                            R"({"_id": "d2", "title": "", "text": "lunch at noon"})"
-                                            "\n");
+  testing::WriteFile(dir + "/corpus.jsonl",
+                     R"({"_id": "d1", "title": "", "text": "neovim is the editor"})"
+                     "\n"
+                     R"({"_id": "d2", "title": "", "text": "lunch at noon"})"
+                     "\n");
   testing::WriteFile(dir + "/queries.jsonl", R"({"_id": "q1", "text": "which editor"})"
                                              "\n");
   testing::WriteFile(dir + "/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
-  const auto r = cli.Run({"eval", dir, "--compare", "lexical,blended", "--json", "--run-file",
-                          cli.File("run")});
+  const auto r = cli.Run(
+      {"eval", dir, "--compare", "lexical,blended", "--json", "--run-file", cli.File("run")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["dataset"], "ds");

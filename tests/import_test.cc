@@ -45,7 +45,8 @@ class ImportTest : public ::testing::Test {
     ASSERT_TRUE(check.ok());
     ASSERT_TRUE(*check->Step());
     EXPECT_EQ(check->ColumnText(0), "ok");
-    EXPECT_TRUE((*store)->db()->Exec("INSERT INTO facts_fts(facts_fts) VALUES('integrity-check')").ok());
+    EXPECT_TRUE(
+        (*store)->db()->Exec("INSERT INTO facts_fts(facts_fts) VALUES('integrity-check')").ok());
   }
 
   std::string Seed() {
@@ -105,7 +106,9 @@ TEST_F(ImportTest, UnknownFieldTypeIsNamed) {
 TEST_F(ImportTest, SkipBadImportsTheRestAndReports) {
   Seed();
   const std::string path = cli_.File("mixed.jsonl");
-  WriteFile(path, "{\"content\": \"fine one\"}\n{oops\n{\"content\": \"fine two\"}\n{\"content\": \"\"}\n");
+  WriteFile(
+      path,
+      "{\"content\": \"fine one\"}\n{oops\n{\"content\": \"fine two\"}\n{\"content\": \"\"}\n");
   const auto r = cli_.Run({"import", "--skip-bad", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find(path + ":2: malformed JSON"), std::string::npos) << r.err;
@@ -128,11 +131,12 @@ TEST_F(ImportTest, CsvImportNamesBadRows) {
 
 TEST_F(ImportTest, ExportImportRoundTripIsExact) {
   const std::string path = cli_.File("in.jsonl");
-  WriteFile(path,
-            R"({"content": "Prefere respostas em português", "tags": ["idioma"], "kind": "preference", "source": "chat", "confidence": 0.9, "metadata": {"lang": "pt", "n": [1, 2.5]}, "created_at": "2026-01-02T03:04:05.678Z"})"
-            "\n"
-            R"({"content": "Work fact", "scope": "work", "created_at": "2025-07-01T00:00:00Z"})"
-            "\n");
+  WriteFile(
+      path,
+      R"({"content": "Prefere respostas em português", "tags": ["idioma"], "kind": "preference", "source": "chat", "confidence": 0.9, "metadata": {"lang": "pt", "n": [1, 2.5]}, "created_at": "2026-01-02T03:04:05.678Z"})"
+      "\n"
+      R"({"content": "Work fact", "scope": "work", "created_at": "2025-07-01T00:00:00Z"})"
+      "\n");
   ASSERT_EQ(cli_.Run({"import", path}).exit_code, 0);
   ASSERT_EQ(cli_.Run({"search", "português"}).exit_code, 0);  // bumps counters
   const auto first = cli_.Run({"export"});

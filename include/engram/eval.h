@@ -55,10 +55,10 @@ struct EvalModeResult {
 
 struct EvalReport {
   std::string dataset;
-  size_t documents = 0;     // corpus rows
-  size_t facts = 0;         // facts after merging identical rows
+  size_t documents = 0;          // corpus rows
+  size_t facts = 0;              // facts after merging identical rows
   size_t skipped_documents = 0;  // rows no fact can hold (empty text, ...)
-  size_t queries = 0;       // queries averaged
+  size_t queries = 0;            // queries averaged
   double index_seconds = 0.0;
   std::vector<EvalModeResult> modes;
 };
@@ -66,8 +66,7 @@ struct EvalReport {
 Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
 
 // Writes `result.run` as a TREC run file (qid Q0 doc rank score tag).
-Status WriteEvalRun(const EvalModeResult& result, const std::string& tag,
-                    const std::string& path);
+Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path);
 
 }  // namespace engram
 

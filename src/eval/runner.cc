@@ -144,8 +144,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   return report;
 }
 
-Status WriteEvalRun(const EvalModeResult& result, const std::string& tag,
-                    const std::string& path) {
+Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path) {
   EvalRun run;
   for (const auto& [qid, docs] : result.run) {
     auto& out = run[qid];

@@ -14,15 +14,16 @@ using testing::WriteFile;
 // one has no relevant document (left out of the averages).
 void WriteDataset(const TempDir& dir) {
   std::filesystem::create_directories(dir.path() / "qrels");
-  WriteFile(dir.File("corpus.jsonl"),
-            R"({"_id": "d1", "title": "", "text": "Postgres listens on port 5433", "metadata": {"scope": "s1", "created_at": "2024-01-01T00:00:00Z"}})"
-            "\n"
-            R"({"_id": "d2", "title": "", "text": "The editor is Neovim", "metadata": {"scope": "s1", "created_at": "2024-01-02T00:00:00Z"}})"
-            "\n"
-            R"({"_id": "d3", "title": "", "text": "the editor is neovim", "metadata": {"scope": "s1", "created_at": "2024-01-03T00:00:00Z"}})"
-            "\n"
-            R"({"_id": "d4", "title": "", "text": "Postgres backups run nightly", "metadata": {"scope": "s2"}})"
-            "\n");
+  WriteFile(
+      dir.File("corpus.jsonl"),
+      R"({"_id": "d1", "title": "", "text": "Postgres listens on port 5433", "metadata": {"scope": "s1", "created_at": "2024-01-01T00:00:00Z"}})"
+      "\n"
+      R"({"_id": "d2", "title": "", "text": "The editor is Neovim", "metadata": {"scope": "s1", "created_at": "2024-01-02T00:00:00Z"}})"
+      "\n"
+      R"({"_id": "d3", "title": "", "text": "the editor is neovim", "metadata": {"scope": "s1", "created_at": "2024-01-03T00:00:00Z"}})"
+      "\n"
+      R"({"_id": "d4", "title": "", "text": "Postgres backups run nightly", "metadata": {"scope": "s2"}})"
+      "\n");
   WriteFile(dir.File("queries.jsonl"),
             R"({"_id": "q1", "text": "which port does postgres use", "metadata": {"scope": "s1"}})"
             "\n"
@@ -52,7 +53,8 @@ TEST(EvalRunnerTest, ScoresEachScopeAndMapsMergedRowsToAllIds) {
   EXPECT_EQ(lexical.run.at("q1")[0].doc_id, "d1");
   ASSERT_EQ(lexical.run.at("q2").size(), 2u);
   EXPECT_DOUBLE_EQ(lexical.per_query.at("q1").at("P@1"), 1.0);
-  EXPECT_DOUBLE_EQ(lexical.per_query.at("q2").at("MRR"), lexical.run.at("q2")[0].doc_id == "d3" ? 1.0 : 0.5);
+  EXPECT_DOUBLE_EQ(lexical.per_query.at("q2").at("MRR"),
+                   lexical.run.at("q2")[0].doc_id == "d3" ? 1.0 : 0.5);
   // q3 searched only s2: its ranking holds only d4.
   ASSERT_EQ(lexical.run.at("q3").size(), 1u);
   EXPECT_EQ(lexical.run.at("q3")[0].doc_id, "d4");
