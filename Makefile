@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 TEST_DIR ?= build-test
 
-.PHONY: all setup build demo test lint format tidy bench results clean
+.PHONY: all setup build demo test lint-format format bench results clean
 
 all: build
 
@@ -36,8 +36,9 @@ lint-format:
 format:
 	@scripts/check_format.sh --fix
 
+# Whole-process speed of import and search (needs ../shared/datasets).
 bench: build
-	@scripts/bench.sh ./$(BUILD_DIR)/engram
+	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
 
 results: build
 	@scripts/results.sh ./$(BUILD_DIR)/engram

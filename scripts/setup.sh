@@ -8,7 +8,7 @@ packages=(
   libsqlite3-dev libicu-dev libssl-dev nlohmann-json3-dev libstemmer-dev
   libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format clang-tidy
+  clang-format clang-tidy python3
 )
 
 missing=()

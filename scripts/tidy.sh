@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build-test}
-mapfile -t files < <(git ls-files 'src/*.cc' 'tools/*.cc' | grep -v '_test\.cc$')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard 'src/*.cc' 'tools/*.cc' | grep -v '_test\.cc$')
 jobs=$(nproc)
 printf '%s\n' "${files[@]}" | xargs -P "$jobs" -n 4 clang-tidy -p "$build_dir" --quiet \
   --warnings-as-errors='*' 2>/dev/null > /tmp/engram-tidy.log || {

@@ -78,7 +78,7 @@ class ImportTest : public ::testing::Test {
 
 TEST_F(ImportTest, MalformedLineIsNamed) {
   Seed();
-  ExpectRejected(R"({"content": "unterminated)", "malformed JSON");
+  ExpectRejected(R"({"content": "unterminated)", "malformed JSON at byte");
 }
 
 TEST_F(ImportTest, InvalidUtf8IsNamed) {

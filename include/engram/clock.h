@@ -5,6 +5,7 @@
 #ifndef ENGRAM_CLOCK_H_
 #define ENGRAM_CLOCK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -26,12 +27,12 @@ std::shared_ptr<const Clock> SystemClock();
 class ManualClock final : public Clock {
  public:
   explicit ManualClock(Timestamp now) : now_(now) {}
-  Timestamp NowMillis() const override { return now_; }
-  void Set(Timestamp now) { now_ = now; }
-  void AdvanceMillis(int64_t delta) { now_ += delta; }
+  Timestamp NowMillis() const override { return now_.load(); }
+  void Set(Timestamp now) { now_.store(now); }
+  void AdvanceMillis(int64_t delta) { now_.fetch_add(delta); }
 
  private:
-  Timestamp now_;
+  std::atomic<Timestamp> now_;
 };
 
 }  // namespace engram

@@ -12,28 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "engram/explain.h"
 #include "engram/fact.h"
 #include "engram/options.h"
 #include "engram/status.h"
 
 namespace engram {
-
-// One signal of one result: its raw value and its value after
-// normalisation over the candidates. `present` is false when the signal does
-// not apply (no lexical match, no vector).
-struct SignalValue {
-  bool present = false;
-  double raw = 0.0;
-  double normalized = 0.0;
-};
-
-struct Explanation {
-  SignalValue lexical;
-  SignalValue temporal;
-  FusionWeights weights;                   // effective, after renormalisation
-  std::vector<std::string> matched_terms;  // analysed query terms found
-  double final_score = 0.0;
-};
 
 struct SearchHit {
   Fact fact;
@@ -43,10 +27,14 @@ struct SearchHit {
 
 struct SearchResponse {
   std::vector<SearchHit> hits;
-  std::vector<std::string> query_terms;  // analysed terms of the query
-  std::string language;                  // language detected for the query
-  size_t candidates = 0;                 // facts scored before the cut to k
-  bool temporal_fallback = false;        // no lexical candidate: ranked by time
+  std::vector<std::string> query_terms;     // analysed terms of the query
+  std::string language;                     // language detected for the query
+  size_t candidates = 0;                    // facts scored before the cut to k
+  bool temporal_fallback = false;           // no lexical candidate: ranked by time
+  std::vector<std::string> missing_scopes;  // searched scopes that hold no fact
+  // Problems that did not stop the search (e.g. access not recorded because
+  // another process held the write lock).
+  std::vector<std::string> warnings;
 };
 
 struct AddOutcome {
@@ -109,7 +97,8 @@ class Engine {
 
   virtual Result<std::vector<Fact>> List(const ListOptions& options) = 0;
 
-  // Returns how many facts were removed.
+  // Returns how many facts were removed. Ids that do not exist, and a whole
+  // scope that holds nothing, are NotFound errors; then nothing is removed.
   virtual Result<int64_t> Forget(const ForgetRequest& request) = 0;
 
   // Calls `sink` for every fact of the scopes (all scopes when empty), in

@@ -63,6 +63,9 @@ struct EvalReport {
   std::vector<EvalModeResult> modes;
 };
 
+// The metric names of EvalModeResult::metrics, in reporting order.
+std::vector<std::string> EvalMetricNames();
+
 Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
 
 // Writes `result.run` as a TREC run file (qid Q0 doc rank score tag).

@@ -61,6 +61,11 @@ struct LimitOptions {
   size_t max_tags = 64;
   // Largest metadata object, serialised, in bytes. Default 64 KiB.
   size_t max_metadata_bytes = 64 << 10;
+  // Longest tag, scope, kind and source, in bytes. Defaults 64, 128, 64, 1024.
+  size_t max_tag_bytes = 64;
+  size_t max_scope_bytes = 128;
+  size_t max_kind_bytes = 64;
+  size_t max_source_bytes = 1024;
 };
 
 struct EngineOptions {
@@ -69,6 +74,9 @@ struct EngineOptions {
   std::string db_path;
   // Refuse to create a missing database (for read-only commands).
   bool create_if_missing = true;
+  // How long to wait for another process's lock before failing, in ms.
+  // Default 5000; a long import holds the write lock for its duration.
+  int busy_timeout_ms = 5000;
   Bm25Options bm25;
   TemporalOptions temporal;
   FusionOptions fusion;

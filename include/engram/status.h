@@ -9,7 +9,6 @@
 #ifndef ENGRAM_STATUS_H_
 #define ENGRAM_STATUS_H_
 
-#include <cassert>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,10 +81,10 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : data_(std::move(value)) {}  // NOLINT(runtime/explicit)
-  Result(Status status)                         // NOLINT(runtime/explicit)
-      : data_(std::move(status)) {
-    assert(!std::get<Status>(data_).ok());
-  }
+  // An OK status carries no value: it becomes an Internal error, so a bug
+  // never reads as success.
+  Result(Status status)  // NOLINT(runtime/explicit)
+      : data_(status.ok() ? Internal("Result built from an OK status") : std::move(status)) {}
 
   bool ok() const { return std::holds_alternative<T>(data_); }
   Status status() const { return ok() ? Status::OK() : std::get<Status>(data_); }

@@ -17,4 +17,10 @@ std::string Sha256Hex(std::string_view data) {
   return out;
 }
 
+uint64_t Fnv1a64(std::string_view data) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : data) h = (h ^ c) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
 }  // namespace engram

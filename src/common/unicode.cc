@@ -4,6 +4,8 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include "src/common/utf8.h"
+
 namespace engram {
 namespace {
 
@@ -30,13 +32,6 @@ const icu::Normalizer2* Get(const icu::Normalizer2* (*getter)(UErrorCode&)) {
   return U_SUCCESS(err) ? n : nullptr;
 }
 
-bool IsAscii(std::string_view text) {
-  for (unsigned char c : text) {
-    if (c >= 0x80) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string Nfkc(std::string_view text) {
@@ -49,9 +44,7 @@ std::string Nfkc(std::string_view text) {
 std::string NfkcCaseFold(std::string_view text) {
   if (IsAscii(text)) {
     std::string out(text);
-    for (char& c : out) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
+    LowerAsciiInPlace(&out);
     return out;
   }
   static const icu::Normalizer2* nfkc = Get(&icu::Normalizer2::getNFKCInstance);

@@ -1,5 +1,7 @@
 #include "src/common/utf8.h"
 
+#include <algorithm>
+
 namespace engram {
 
 bool IsValidUtf8(std::string_view text, size_t* bad_offset) {
@@ -70,8 +72,22 @@ char32_t NextCodePoint(std::string_view text, size_t* pos) {
   for (size_t j = 1; j < len && i + j < text.size(); ++j) {
     cp = (cp << 6) | (s[i + j] & 0x3F);
   }
-  *pos = i + len;
+  // A truncated sequence (invalid input) ends at the end of the text.
+  *pos = std::min(i + len, text.size());
   return cp;
+}
+
+bool IsAscii(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c >= 0x80) return false;
+  }
+  return true;
+}
+
+void LowerAsciiInPlace(std::string* text) {
+  for (char& c : *text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
 }
 
 void AppendUtf8(char32_t cp, std::string* out) {

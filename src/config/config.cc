@@ -132,15 +132,17 @@ Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string
   return Internal("config: unknown key type");
 }
 
-// The value of `key` in the TOML table, as text, or nullopt.
-std::optional<std::string> TomlValue(const toml::table& table, const std::string& key) {
+// The value of `key` in the TOML table as text; nullopt when absent; an
+// error for a type no key takes (arrays, tables, dates).
+std::optional<Result<std::string>> TomlValue(const toml::table& table, const std::string& key) {
   const toml::node_view<const toml::node> node = table.at_path(key);
   if (!node) return std::nullopt;
-  if (auto s = node.value<std::string>()) return *s;
-  if (auto b = node.value<bool>()) return std::string(*b ? "true" : "false");
-  if (node.is_integer()) return std::to_string(*node.value<int64_t>());
-  if (auto d = node.value<double>()) return FormatDouble(*d);
-  return std::string("<unsupported TOML type>");
+  if (auto s = node.value_exact<std::string>()) return Result<std::string>(*s);
+  if (auto b = node.value_exact<bool>()) return Result<std::string>(*b ? "true" : "false");
+  if (auto i = node.value_exact<int64_t>()) return Result<std::string>(std::to_string(*i));
+  if (auto d = node.value_exact<double>()) return Result<std::string>(FormatDouble(*d));
+  const char* what = node.is_array() ? "an array" : node.is_table() ? "a table" : "a date or time";
+  return Result<std::string>(InvalidArgument(std::string(what) + " is not a value this key takes"));
 }
 
 void CollectTomlKeys(const toml::table& table, const std::string& prefix,
@@ -244,20 +246,25 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
     struct Layer {
       ConfigSource source;
       std::string origin;
-      std::optional<std::string> value;
+      std::optional<Result<std::string>> value;
     };
     const std::string env_name = EnvName(def.key);
     const auto flag = flags.find(def.key);
+    const auto text = [](std::optional<std::string> v) -> std::optional<Result<std::string>> {
+      if (!v) return std::nullopt;
+      return Result<std::string>(std::move(*v));
+    };
     const Layer layers[] = {
         {ConfigSource::kFile, config.config_path, TomlValue(file, def.key)},
-        {ConfigSource::kEnvironment, env_name, env(env_name)},
+        {ConfigSource::kEnvironment, env_name, text(env(env_name))},
         {ConfigSource::kFlag, "--" + std::string(def.key),
-         flag == flags.end() ? std::nullopt : std::optional<std::string>(flag->second)},
+         text(flag == flags.end() ? std::nullopt : std::optional<std::string>(flag->second))},
     };
     for (const Layer& layer : layers) {
       if (!layer.value) continue;
       std::string warning;
-      auto checked = Check(def, *layer.value, &warning);
+      auto checked = layer.value->ok() ? Check(def, **layer.value, &warning)
+                                       : Result<std::string>(layer.value->status());
       if (!checked.ok()) {
         config.warnings.push_back("config: " + std::string(def.key) + " from " + layer.origin +
                                   ": " + checked.status().message() + "; keeping " + entry.value);

@@ -72,6 +72,20 @@ TEST(ConfigTest, OutOfRangeIsClampedAndGarbageRefusedWithWarnings) {
   EXPECT_NE(all.find("search.mode"), std::string::npos) << all;
 }
 
+TEST(ConfigTest, WrongTomlTypesAreRefused) {
+  testing::TempDir dir;
+  const std::string file = dir.File("config.toml");
+  testing::WriteFile(file, "home = [\"x\"]\n[search]\nk = 2024-01-01\n");
+  auto c = ResolveConfig(FakeEnv({{"HOME", "/h"}, {"ENGRAM_CONFIG", file}}), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->home, "/h/.local/share/engram");
+  EXPECT_EQ(c->search_k, 10u);
+  ASSERT_EQ(c->warnings.size(), 2u);
+  EXPECT_NE(c->warnings[0].find("home from " + file + ": an array is not a value"),
+            std::string::npos)
+      << c->warnings[0];
+}
+
 TEST(ConfigTest, BrokenConfigFileIsAnErrorNamingIt) {
   testing::TempDir dir;
   const std::string file = dir.File("config.toml");
@@ -89,6 +103,16 @@ TEST(ConfigTest, UnknownFileKeysAreWarned) {
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->warnings.size(), 1u);
   EXPECT_NE(c->warnings[0].find("unknown key 'bm25.k2'"), std::string::npos);
+}
+
+TEST(ConfigTest, EveryKeyIsDocumented) {
+  auto c = ResolveConfig(FakeEnv({{"HOME", "/h"}}), {});
+  ASSERT_TRUE(c.ok());
+  const std::string doc = testing::ReadFile(std::string(ENGRAM_SOURCE_DIR) + "/docs/CONFIG.md");
+  ASSERT_FALSE(doc.empty());
+  for (const auto& e : c->entries) {
+    EXPECT_NE(doc.find("| `" + e.key + "` |"), std::string::npos) << e.key;
+  }
 }
 
 }  // namespace

@@ -2,22 +2,50 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "src/engine/fact_validator.h"
 #include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
+#include "src/text/analyzer.h"
 
 namespace engram {
 
+namespace {
+
+constexpr char kAnalyzerVersionKey[] = "analyzer_version";
+
+std::pair<int64_t, int64_t> TermCounts(const std::string& content,
+                                       const std::vector<std::string>& tags) {
+  return {CountTerms(content), CountTagTerms(tags)};
+}
+
+// Rebuilds the full-text index when it was built by another analyzer.
+Status SyncAnalyzerVersion(FactStore* store) {
+  const std::string current = std::to_string(kAnalyzerVersion);
+  auto stored = store->GetMeta(kAnalyzerVersionKey);
+  if (stored.ok() && *stored == current) return Status::OK();
+  if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
+  return store->Transact([&]() -> Status {
+    ENGRAM_RETURN_IF_ERROR(store->RebuildLexicalIndex(&TermCounts));
+    return store->SetMeta(kAnalyzerVersionKey, current);
+  });
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(ValidateEngineOptions(options));
   EngineOptions opts = options;
   if (!opts.clock) opts.clock = SystemClock();
   FactStoreOptions store_options;
   store_options.path = opts.db_path;
   store_options.create_if_missing = opts.create_if_missing;
+  store_options.busy_timeout_ms = opts.busy_timeout_ms;
   store_options.on_connect = &RegisterEngramFts5;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FactStore> store, FactStore::Open(store_options));
+  ENGRAM_RETURN_IF_ERROR(SyncAnalyzerVersion(store.get()));
   return std::unique_ptr<Engine>(new EngineImpl(std::move(opts), std::move(store)));
 }
 
@@ -32,18 +60,28 @@ Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now) {
   ENGRAM_RETURN_IF_ERROR(ValidateNewFact(in, options_.limits));
   FactRow row;
   row.fact = BuildFact(in, now);
-  row.content_terms = CountTerms(row.fact.content);
-  row.tags_terms = CountTagTerms(row.fact.tags);
   AddOutcome outcome;
-  // A merge unites tags; the length the index sees is that of the union.
-  std::vector<std::string> merged_tags = row.fact.tags;
-  if (auto existing = store_->Get(row.fact.scope, row.fact.id); existing.ok()) {
-    merged_tags.insert(merged_tags.end(), existing->fact.tags.begin(), existing->fact.tags.end());
-    std::sort(merged_tags.begin(), merged_tags.end());
-    merged_tags.erase(std::unique(merged_tags.begin(), merged_tags.end()), merged_tags.end());
+  auto existing = store_->Get(row.fact.scope, row.fact.id);
+  if (existing.ok()) {
+    // Merge: tags united, updated_at the later of the two, the rest kept.
+    Fact merged = std::move(existing->fact);
+    std::vector<std::string> tags = merged.tags;
+    tags.insert(tags.end(), row.fact.tags.begin(), row.fact.tags.end());
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    merged.tags = std::move(tags);
+    merged.updated_at = std::max(merged.updated_at, row.fact.updated_at);
+    ENGRAM_RETURN_IF_ERROR(store_->UpdateTags(existing->rowid, merged.tags, merged.updated_at,
+                                              CountTagTerms(merged.tags)));
+    outcome.fact = std::move(merged);
+    outcome.created = false;
+    return outcome;
   }
-  ENGRAM_ASSIGN_OR_RETURN(outcome.fact,
-                          store_->Upsert(row, CountTagTerms(merged_tags), &outcome.created));
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  std::tie(row.content_terms, row.tags_terms) = TermCounts(row.fact.content, row.fact.tags);
+  ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
+  outcome.fact = std::move(row.fact);
+  outcome.created = true;
   return outcome;
 }
 
@@ -89,8 +127,10 @@ Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_
 }
 
 Result<std::vector<Fact>> EngineImpl::List(const ListOptions& options) {
+  ListOptions normalized = options;
+  if (!normalized.tag.empty()) normalized.tag = NormalizeTag(normalized.tag);
   std::lock_guard lock(mutex_);
-  return store_->List(options);
+  return store_->List(normalized);
 }
 
 Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
@@ -104,8 +144,9 @@ Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
   Status s = store_->Transact([&]() -> Status {
     if (request.whole_scope) {
       ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteScope(request.scope));
+      if (removed == 0) return NotFound("scope '" + request.scope + "' holds no facts");
     } else if (!request.tag.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteTag(request.scope, request.tag));
+      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteTag(request.scope, NormalizeTag(request.tag)));
     } else {
       std::vector<int64_t> rowids;
       for (const auto& id : request.ids) {

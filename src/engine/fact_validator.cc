@@ -30,10 +30,11 @@ Status CheckText(const char* field, std::string_view value, size_t max_bytes, bo
     return InvalidArgument(std::string(field) + ": invalid UTF-8 at byte " +
                            std::to_string(bad + 1));
   }
-  if (!allow_empty && IsBlank(value)) return InvalidArgument(std::string(field) + ": empty");
+  if (!allow_empty && IsBlank(value)) return InvalidArgument(std::string(field) + ": empty text");
   if (value.size() > max_bytes) {
     return InvalidArgument(std::string(field) + ": " + std::to_string(value.size()) +
-                           " bytes, over the limit of " + std::to_string(max_bytes));
+                           " bytes, over the limit of " + std::to_string(max_bytes) +
+                           " (limits.max_" + field + "_bytes)");
   }
   return Status::OK();
 }
@@ -45,31 +46,22 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-std::string NormalizeTag(std::string_view tag) { return NfkcCaseFold(Trim(tag)); }
-
 }  // namespace
 
+std::string NormalizeTag(std::string_view tag) { return NfkcCaseFold(Trim(tag)); }
+
 Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
-  size_t bad = 0;
-  if (!IsValidUtf8(f.content, &bad)) {
-    return InvalidArgument("content: invalid UTF-8 at byte " + std::to_string(bad + 1));
-  }
-  if (IsBlank(f.content)) return InvalidArgument("content: empty text");
-  if (f.content.size() > limits.max_content_bytes) {
-    return InvalidArgument("content: " + std::to_string(f.content.size()) +
-                           " bytes, over the limit of " + std::to_string(limits.max_content_bytes) +
-                           " (limits.max_content_bytes)");
-  }
-  ENGRAM_RETURN_IF_ERROR(CheckText("scope", f.scope, kMaxScopeBytes, false));
+  ENGRAM_RETURN_IF_ERROR(CheckText("content", f.content, limits.max_content_bytes, false));
+  ENGRAM_RETURN_IF_ERROR(CheckText("scope", f.scope, limits.max_scope_bytes, false));
   if (HasControl(f.scope)) return InvalidArgument("scope: contains control characters");
-  ENGRAM_RETURN_IF_ERROR(CheckText("kind", f.kind, kMaxKindBytes, false));
-  ENGRAM_RETURN_IF_ERROR(CheckText("source", f.source, kMaxSourceBytes, true));
+  ENGRAM_RETURN_IF_ERROR(CheckText("kind", f.kind, limits.max_kind_bytes, false));
+  ENGRAM_RETURN_IF_ERROR(CheckText("source", f.source, limits.max_source_bytes, true));
   if (f.tags.size() > limits.max_tags) {
     return InvalidArgument("tags: " + std::to_string(f.tags.size()) + " tags, over the limit of " +
-                           std::to_string(limits.max_tags));
+                           std::to_string(limits.max_tags) + " (limits.max_tags)");
   }
   for (const auto& tag : f.tags) {
-    ENGRAM_RETURN_IF_ERROR(CheckText("tags", tag, kMaxTagBytes, false));
+    ENGRAM_RETURN_IF_ERROR(CheckText("tag", tag, limits.max_tag_bytes, false));
     if (HasControl(tag)) return InvalidArgument("tags: '" + tag + "' has control characters");
   }
   if (!std::isfinite(f.confidence) || f.confidence < 0 || f.confidence > 1) {
@@ -87,6 +79,30 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
       return InvalidArgument("id: '" + *f.id + "' does not match the content (expected '" +
                              expected + "')");
     }
+  }
+  return Status::OK();
+}
+
+Status ValidateEngineOptions(const EngineOptions& o) {
+  const auto in = [](double v, double lo, double hi) {
+    return std::isfinite(v) && v >= lo && v <= hi;
+  };
+  if (!in(o.bm25.k1, 0, 10)) return InvalidArgument("engine: options: bm25.k1 outside [0, 10]");
+  if (!in(o.bm25.b, 0, 1)) return InvalidArgument("engine: options: bm25.b outside [0, 1]");
+  if (!in(o.bm25.tag_boost, 0, 10)) {
+    return InvalidArgument("engine: options: bm25.tag_boost outside [0, 10]");
+  }
+  if (!in(o.temporal.half_life_days, 1e-6, 1e9)) {
+    return InvalidArgument("engine: options: temporal.half_life_days must be positive");
+  }
+  const FusionWeights& w = o.fusion.weights;
+  if (!std::isfinite(w.semantic) || !std::isfinite(w.lexical) || !std::isfinite(w.temporal)) {
+    return InvalidArgument("engine: options: fusion weights must be finite");
+  }
+  const LimitOptions& l = o.limits;
+  if (l.max_content_bytes == 0 || l.max_tag_bytes == 0 || l.max_scope_bytes == 0 ||
+      l.max_kind_bytes == 0 || l.max_metadata_bytes < 2) {
+    return InvalidArgument("engine: options: limits must be positive");
   }
   return Status::OK();
 }

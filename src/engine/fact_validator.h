@@ -11,13 +11,14 @@
 
 namespace engram {
 
-// Longest scope, kind and tag accepted, in bytes.
-inline constexpr size_t kMaxScopeBytes = 128;
-inline constexpr size_t kMaxKindBytes = 64;
-inline constexpr size_t kMaxTagBytes = 64;
-inline constexpr size_t kMaxSourceBytes = 1024;
-
 Status ValidateNewFact(const NewFact& fact, const LimitOptions& limits);
+
+// A tag as stored: trimmed, NFKC, case-folded. Filters by tag use it too.
+std::string NormalizeTag(std::string_view tag);
+
+// Checks engine options a library caller may have set by hand: BM25 and
+// temporal parameters in range, weights finite, limits non-zero.
+Status ValidateEngineOptions(const EngineOptions& options);
 
 // The fact to store: id from content, tags lower-cased, de-duplicated and
 // sorted, metadata canonical, times defaulted from `now` (created_at), then

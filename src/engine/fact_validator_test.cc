@@ -52,10 +52,10 @@ TEST(FactValidatorTest, RejectsBadFields) {
   EXPECT_EQ(Error(f), "metadata: not a JSON object");
   f = Valid();
   f.scope = "";
-  EXPECT_EQ(Error(f), "scope: empty");
+  EXPECT_EQ(Error(f), "scope: empty text");
   f = Valid();
   f.tags = {"ok", " "};
-  EXPECT_EQ(Error(f), "tags: empty");
+  EXPECT_EQ(Error(f), "tag: empty text");
   f = Valid();
   f.id = "000000000000000000000000";
   EXPECT_NE(Error(f).find("does not match the content"), std::string::npos);

@@ -27,19 +27,17 @@
 #include <vector>
 
 #include "engram/clock.h"
+#include "engram/fact.h"
 #include "engram/status.h"
 #include "src/eval/qrels.h"
 
 namespace engram {
 
-// The scope of rows without metadata.scope.
-inline constexpr char kDefaultEvalScope[] = "default";
-
 struct CorpusDoc {
   std::string id;
   std::string title;  // "" when absent
   std::string text;
-  std::string scope = kDefaultEvalScope;
+  std::string scope = kDefaultScope;
   std::optional<Timestamp> created_at;  // ms since the epoch, UTC
   std::vector<std::string> tags;
 };
@@ -47,7 +45,7 @@ struct CorpusDoc {
 struct EvalQuery {
   std::string id;
   std::string text;
-  std::string scope = kDefaultEvalScope;
+  std::string scope = kDefaultScope;
   std::vector<std::string> tags;
 };
 

@@ -25,20 +25,28 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // A scratch directory removed when it goes out of scope.
 class ScratchDir {
  public:
+  // Creates the directory; on failure `status()` says why.
   ScratchDir() {
+    std::error_code ec;
+    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    if (ec) base = "/tmp";
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("engram-eval-" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
+    path_ = base / ("engram-eval-" + std::to_string(rd()) + std::to_string(rd()));
+    if (!std::filesystem::create_directories(path_, ec) || ec) {
+      status_ = IOError("eval: cannot create scratch directory '" + path_.string() +
+                        "': " + ec.message());
+    }
   }
   ~ScratchDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
   const std::filesystem::path& path() const { return path_; }
+  const Status& status() const { return status_; }
 
  private:
   std::filesystem::path path_;
+  Status status_;
 };
 
 // A corpus row as one fact's text.
@@ -65,6 +73,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   }
 
   ScratchDir scratch;
+  ENGRAM_RETURN_IF_ERROR(scratch.status());
   EngineOptions engine_options = options.engine;
   engine_options.db_path = (scratch.path() / "eval.db").string();
   engine_options.create_if_missing = true;
@@ -143,6 +152,8 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   }
   return report;
 }
+
+std::vector<std::string> EvalMetricNames() { return MetricNames(MetricOptions{}); }
 
 Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path) {
   EvalRun run;

@@ -4,8 +4,6 @@
 #include <string>
 #include <unordered_set>
 
-#include <nlohmann/json.hpp>
-
 #include "src/lexical/bm25.h"
 #include "src/store/fact_store.h"
 #include "src/text/analyzer.h"
@@ -13,8 +11,9 @@
 namespace engram {
 namespace {
 
-// Each term becomes an FTS5 string: "term" with inner quotes doubled.
-std::string MatchExpression(const std::vector<std::string>& terms) {
+// Each term becomes an FTS5 string, "term" with inner quotes doubled, ORed
+// together; restricted to the content column when tags do not count.
+std::string MatchExpression(const std::vector<std::string>& terms, bool content_only) {
   std::string out;
   for (const auto& t : terms) {
     if (!out.empty()) out += " OR ";
@@ -25,7 +24,7 @@ std::string MatchExpression(const std::vector<std::string>& terms) {
     }
     out += '"';
   }
-  return out;
+  return content_only ? "content : (" + out + ")" : out;
 }
 
 struct RawHit {
@@ -50,9 +49,7 @@ LexicalQuery AnalyzeQuery(std::string_view text) {
 
 int64_t CountTerms(std::string_view text) { return static_cast<int64_t>(Analyze(text).size()); }
 
-int64_t CountTagTerms(const std::vector<std::string>& tags) {
-  return CountTerms(nlohmann::json(tags).dump());
-}
+int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }
 
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes_in,
@@ -81,10 +78,10 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db->Prepare("SELECT f.rowid, f.id, engram_tf(facts_fts), f.content_terms, f.tags_terms, "
-                  "f.access_count, f.last_accessed FROM facts_fts CROSS JOIN facts f "
+                  "f.access_count, f.last_accessed, f.scope FROM facts_fts CROSS JOIN facts f "
                   "ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
                   Placeholders(scopes.size()) + ")"));
-  s.BindText(1, MatchExpression(query.terms));
+  s.BindText(1, MatchExpression(query.terms, options.tag_boost <= 0));
   BindScopes(&s, 2, scopes);
   std::vector<RawHit> raw;
   std::vector<int64_t> doc_freq(n_terms, 0);
@@ -96,7 +93,8 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
     r.hit.id = s.ColumnText(1);
     const std::string_view blob = s.ColumnBlob(2);
     if (blob.size() != n_terms * 2 * sizeof(int32_t)) {
-      return Internal("lexical: search: term-frequency blob of unexpected size");
+      return Internal("lexical: search: term-frequency blob of " + std::to_string(blob.size()) +
+                      " bytes, expected " + std::to_string(n_terms * 2 * sizeof(int32_t)));
     }
     r.tf.resize(n_terms * 2);
     std::memcpy(r.tf.data(), blob.data(), blob.size());
@@ -104,6 +102,7 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
     r.tags_terms = s.ColumnInt(4);
     r.hit.access_count = s.ColumnInt(5);
     r.hit.last_accessed = s.ColumnInt(6);
+    r.hit.scope = s.ColumnText(7);
     for (size_t t = 0; t < n_terms; ++t) {
       if (r.tf[2 * t] > 0 || r.tf[2 * t + 1] > 0) {
         ++doc_freq[t];

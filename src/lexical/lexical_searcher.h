@@ -39,7 +39,8 @@ int64_t CountTagTerms(const std::vector<std::string>& tags);
 struct LexicalHit {
   int64_t rowid = 0;
   std::string id;
-  double score = 0.0;           // BM25, >= 0
+  double score = 0.0;  // BM25, >= 0
+  std::string scope;
   std::vector<size_t> matched;  // indexes into LexicalQuery::terms
   int64_t access_count = 0;     // carried for the temporal signal
   Timestamp last_accessed = 0;

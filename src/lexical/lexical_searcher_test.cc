@@ -26,8 +26,7 @@ class LexicalSearcherTest : public ::testing::Test {
     row.fact.scope = scope;
     row.fact.content = content;
     row.content_terms = CountTerms(content);
-    bool created = false;
-    ASSERT_TRUE(store_->Transact([&] { return store_->Upsert(row, 0, &created).status(); }).ok());
+    ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
   }
 
   std::vector<LexicalHit> Search(const std::string& q, const std::vector<std::string>& scopes) {
@@ -75,8 +74,7 @@ TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
   row.fact.scope = "alice";
   row.fact.content = "postgres runs on port 5433";
   row.content_terms = CountTerms(row.fact.content);
-  bool created = false;
-  ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->Upsert(row, 0, &created).status(); }).ok());
+  ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->Insert(row); }).ok());
   auto solo_hits = SearchLexical((*solo)->db(), AnalyzeQuery("postgres port"), {"alice"}, {});
   ASSERT_TRUE(solo_hits.ok());
   ASSERT_EQ(solo_hits->size(), 1u);

@@ -86,7 +86,10 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
   }
   std::sort(fused.begin(), fused.end(), [&](const FusedCandidate& a, const FusedCandidate& b) {
     if (a.score != b.score) return a.score > b.score;
-    return candidates[a.index].id < candidates[b.index].id;
+    const FusionCandidate& ca = candidates[a.index];
+    const FusionCandidate& cb = candidates[b.index];
+    if (ca.id != cb.id) return ca.id < cb.id;
+    return ca.scope < cb.scope;
   });
   result.ranked = std::move(fused);
   return result;

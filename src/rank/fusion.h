@@ -7,7 +7,7 @@
 //   instead of min-max noise. final = sum of weight x normalised value, the
 //   weights being those of the signals present, renormalised to sum to 1.
 // lexical / temporal: the raw value of that signal alone.
-// Ties break by id ascending, so rankings are deterministic.
+// Ties break by id, then scope, ascending, so rankings are deterministic.
 #ifndef ENGRAM_SRC_RANK_FUSION_H_
 #define ENGRAM_SRC_RANK_FUSION_H_
 
@@ -15,13 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "engram/engine.h"
+#include "engram/explain.h"
 #include "engram/options.h"
 
 namespace engram {
 
 struct FusionCandidate {
-  std::string id;                  // tie-break key
+  std::string id;  // tie-break key, then scope
+  std::string scope;
   std::optional<double> lexical;   // BM25, when the fact matched a term
   std::optional<double> semantic;  // cosine, when the fact has a vector
   double temporal = 0.0;           // always present

@@ -89,8 +89,12 @@ Result<NewFact> ParseFactJson(std::string_view text) {
   if (!IsValidUtf8(text, &bad)) {
     return InvalidArgument("invalid UTF-8 at byte " + std::to_string(bad + 1));
   }
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument("malformed JSON");
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument("malformed JSON at byte " + std::to_string(e.byte));
+  }
   if (!j.is_object()) return InvalidArgument("expected a JSON object, got " + TypeName(j));
   NewFact fact;
   bool has_content = false;

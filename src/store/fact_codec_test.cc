@@ -43,7 +43,7 @@ TEST(FactCodecTest, RejectsBadShapesNamingTheField) {
     EXPECT_FALSE(r.ok()) << json;
     return r.status().message();
   };
-  EXPECT_EQ(message(R"({"content": "x")"), "malformed JSON");
+  EXPECT_EQ(message(R"({"content": "x")"), "malformed JSON at byte 16");
   EXPECT_EQ(message("[1,2]"), "expected a JSON object, got array");
   EXPECT_EQ(message(R"({"tags": ["a"]})"), "missing field 'content'");
   EXPECT_EQ(message(R"({"content": "x", "tags": 5})"),

@@ -18,8 +18,6 @@ constexpr char kFactColumns[] =
     "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
     "last_accessed, access_count, confidence, metadata";
 
-std::string EncodeTags(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
-
 std::vector<std::string> DecodeTags(const std::string& text) {
   std::vector<std::string> tags;
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -50,6 +48,8 @@ StoredFact ReadFact(const SqliteStatement& s) {
 }
 
 }  // namespace
+
+std::string EncodeTags(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
 
 void BindScopes(SqliteStatement* s, int first, const std::vector<std::string>& scopes) {
   for (size_t i = 0; i < scopes.size(); ++i) {
@@ -94,7 +94,8 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
   // Reading the header first turns "not a database" and "unreadable" into
   // errors that name the file.
   if (auto r = db->QueryInt("PRAGMA schema_version"); !r.ok()) {
-    return r.status().WithContext("store: open '" + options.path + "'");
+    return Status(r.status().code(),
+                  "store: open '" + options.path + "': " + sqlite3_errmsg(db->handle()));
   }
   if (options.on_connect) ENGRAM_RETURN_IF_ERROR(options.on_connect(db->handle()));
   {
@@ -107,8 +108,16 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
 }
 
 Status FactStore::Transact(const std::function<Status()>& body) {
+  return RunInTransaction("BEGIN IMMEDIATE", body);
+}
+
+Status FactStore::ReadTransact(const std::function<Status()>& body) {
+  return RunInTransaction("BEGIN DEFERRED", body);
+}
+
+Status FactStore::RunInTransaction(const char* begin, const std::function<Status()>& body) {
   if (in_transaction_) return body();
-  ENGRAM_RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  ENGRAM_RETURN_IF_ERROR(db_->Exec(begin));
   in_transaction_ = true;
   Status s = body();
   in_transaction_ = false;
@@ -120,32 +129,8 @@ Status FactStore::Transact(const std::function<Status()>& body) {
   return s;
 }
 
-Result<Fact> FactStore::Upsert(const FactRow& row, int64_t tags_terms_if_merged, bool* created) {
+Status FactStore::Insert(const FactRow& row) {
   const Fact& in = row.fact;
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement find,
-                          db_->Prepare(std::string("SELECT ") + kFactColumns +
-                                       " FROM facts WHERE scope = ?1 AND id = ?2"));
-  find.BindText(1, in.scope);
-  find.BindText(2, in.id);
-  ENGRAM_ASSIGN_OR_RETURN(bool exists, find.Step());
-  if (exists) {
-    StoredFact old = ReadFact(find);
-    std::set<std::string> tags(old.fact.tags.begin(), old.fact.tags.end());
-    tags.insert(in.tags.begin(), in.tags.end());
-    old.fact.tags.assign(tags.begin(), tags.end());
-    old.fact.updated_at = std::max(old.fact.updated_at, in.updated_at);
-    ENGRAM_ASSIGN_OR_RETURN(
-        SqliteStatement update,
-        db_->Prepare("UPDATE facts SET tags = ?1, updated_at = ?2, tags_terms = ?3 "
-                     "WHERE rowid = ?4"));
-    update.BindText(1, EncodeTags(old.fact.tags));
-    update.BindInt(2, old.fact.updated_at);
-    update.BindInt(3, tags_terms_if_merged);
-    update.BindInt(4, old.rowid);
-    ENGRAM_RETURN_IF_ERROR(update.Run());
-    *created = false;
-    return old.fact;
-  }
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement insert,
       db_->Prepare("INSERT INTO facts(id, scope, content, tags, kind, source, created_at, "
@@ -166,9 +151,88 @@ Result<Fact> FactStore::Upsert(const FactRow& row, int64_t tags_terms_if_merged,
   insert.BindText(12, in.metadata);
   insert.BindInt(13, row.content_terms);
   insert.BindInt(14, row.tags_terms);
-  ENGRAM_RETURN_IF_ERROR(insert.Run());
-  *created = true;
-  return in;
+  return insert.Run();
+}
+
+Status FactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
+                             Timestamp updated_at, int64_t tags_terms) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement update,
+      db_->Prepare("UPDATE facts SET tags = ?1, updated_at = ?2, tags_terms = ?3 "
+                   "WHERE rowid = ?4"));
+  update.BindText(1, EncodeTags(tags));
+  update.BindInt(2, updated_at);
+  update.BindInt(3, tags_terms);
+  update.BindInt(4, rowid);
+  return update.Run();
+}
+
+Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::string>& scopes) {
+  const auto sc = ScopesOrDefault(scopes);
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT rowid, id, scope, access_count, last_accessed FROM facts "
+                   "WHERE scope IN (" +
+                   Placeholders(sc.size()) + ")"));
+  BindScopes(&s, 1, sc);
+  std::vector<RankInput> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(RankInput{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2), s.ColumnInt(3),
+                            s.ColumnInt(4)});
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> FactStore::MissingScopes(const std::vector<std::string>& scopes) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT 1 FROM facts WHERE scope = ?1 LIMIT 1"));
+  std::vector<std::string> missing;
+  for (const auto& scope : ScopesOrDefault(scopes)) {
+    s.BindText(1, scope);
+    ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+    if (!found) missing.push_back(scope);
+    s.Reset();
+  }
+  return missing;
+}
+
+Result<std::string> FactStore::GetMeta(const std::string& key) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT value FROM engram_meta WHERE key = ?1"));
+  s.BindText(1, key);
+  ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return NotFound("store: no meta value '" + key + "'");
+  return s.ColumnText(0);
+}
+
+Status FactStore::SetMeta(const std::string& key, const std::string& value) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("INSERT INTO engram_meta(key, value) VALUES (?1, ?2) "
+                                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  s.BindText(1, key);
+  s.BindText(2, value);
+  return s.Run();
+}
+
+Status FactStore::RebuildLexicalIndex(const TermCounter& count) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement read,
+                          db_->Prepare("SELECT rowid, content, tags FROM facts"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement write,
+      db_->Prepare("UPDATE facts SET content_terms = ?1, tags_terms = ?2 WHERE rowid = ?3"));
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, read.Step());
+    if (!row) break;
+    const auto [content_terms, tags_terms] =
+        count(read.ColumnText(1), DecodeTags(read.ColumnText(2)));
+    write.BindInt(1, content_terms);
+    write.BindInt(2, tags_terms);
+    write.BindInt(3, read.ColumnInt(0));
+    ENGRAM_RETURN_IF_ERROR(write.Run());
+  }
+  return db_->Exec("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')");
 }
 
 Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& id_or_prefix) {

@@ -41,6 +41,19 @@ struct FactRow {
   int64_t tags_terms = 0;
 };
 
+// What ranking needs of every fact of a scope when there is no query match.
+struct RankInput {
+  int64_t rowid = 0;
+  std::string id;
+  std::string scope;
+  int64_t access_count = 0;
+  Timestamp last_accessed = 0;
+};
+
+// Lengths in analysed terms of a fact's content and tags.
+using TermCounter = std::function<std::pair<int64_t, int64_t>(
+    const std::string& content, const std::vector<std::string>& tags)>;
+
 struct StoredFact {
   int64_t rowid = 0;
   Fact fact;
@@ -51,13 +64,31 @@ class FactStore {
   static Result<std::unique_ptr<FactStore>> Open(const FactStoreOptions& options);
 
   // Runs `body` in one write transaction (BEGIN IMMEDIATE); commits when it
-  // returns OK, rolls back otherwise.
+  // returns OK, rolls back otherwise. Nested calls join the outer one.
   Status Transact(const std::function<Status()>& body);
+  // Runs `body` in a read transaction: every read in it sees one snapshot.
+  Status ReadTransact(const std::function<Status()>& body);
 
-  // Inserts `row`, or merges into the fact with the same scope and id: tags
-  // are united, updated_at becomes the later of the two, everything else is
-  // kept. Sets `*created`. Must run inside Transact().
-  Result<Fact> Upsert(const FactRow& row, int64_t tags_terms_if_merged, bool* created);
+  // Inserts a new fact; (scope, id) must not exist. Run inside Transact().
+  Status Insert(const FactRow& row);
+  // Rewrites a fact's tags (and their analysed length) and updated_at, as a
+  // merge does. Run inside Transact().
+  Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags, Timestamp updated_at,
+                    int64_t tags_terms);
+
+  // Every fact of the scopes (default scope when empty), for recency ranking.
+  Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes);
+  // The scopes (default scope when empty) that hold no fact.
+  Result<std::vector<std::string>> MissingScopes(const std::vector<std::string>& scopes);
+
+  // Small key-value settings kept with the data (e.g. the analyzer version).
+  Result<std::string> GetMeta(const std::string& key);
+  Status SetMeta(const std::string& key, const std::string& value);
+
+  // Recomputes every fact's analysed lengths with `count` and rebuilds the
+  // FTS5 index from the facts, for when the analyzer changed. Run inside
+  // Transact().
+  Status RebuildLexicalIndex(const TermCounter& count);
 
   Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix);
   Result<std::vector<Fact>> List(const ListOptions& options);
@@ -81,9 +112,13 @@ class FactStore {
 
  private:
   explicit FactStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+  Status RunInTransaction(const char* begin, const std::function<Status()>& body);
   std::unique_ptr<SqliteDb> db_;
   bool in_transaction_ = false;
 };
+
+// Tags as stored and as the full-text index reads them: a JSON array.
+std::string EncodeTags(const std::vector<std::string>& tags);
 
 // "?,?,?" with n placeholders, for IN lists.
 std::string Placeholders(size_t n);

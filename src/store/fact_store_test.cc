@@ -35,17 +35,8 @@ class FactStoreTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
   }
-  Fact Put(const FactRow& row, bool* created = nullptr) {
-    bool c = false;
-    Result<Fact> out = Internal("unset");
-    EXPECT_TRUE(store_
-                    ->Transact([&] {
-                      out = store_->Upsert(row, 0, &c);
-                      return out.status();
-                    })
-                    .ok());
-    if (created) *created = c;
-    return out.ok() ? *out : Fact{};
+  void Put(const FactRow& row) {
+    EXPECT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
   }
 
   testing::TempDir dir_;
@@ -60,26 +51,40 @@ TEST_F(FactStoreTest, CreatesWalDatabaseAtCurrentSchema) {
   EXPECT_EQ(*store_->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
 }
 
-TEST_F(FactStoreTest, UpsertMergesTagsAndKeepsCounters) {
-  bool created = false;
-  Put(Row("Prefers tabs", "default", {"style"}), &created);
-  EXPECT_TRUE(created);
-  ASSERT_TRUE(store_
-                  ->Transact([&] {
-                    auto r = store_->Get("default", FactId("Prefers tabs"));
-                    return r.ok() ? store_->RecordAccess({r->rowid}, 5000) : r.status();
-                  })
-                  .ok());
-  FactRow again = Row("prefers  TABS", "default", {"go"});
-  again.fact.updated_at = 9000;
-  const Fact merged = Put(again, &created);
-  EXPECT_FALSE(created);
-  EXPECT_EQ(merged.content, "Prefers tabs");  // the first text is kept
-  EXPECT_EQ(merged.tags, (std::vector<std::string>{"go", "style"}));
-  EXPECT_EQ(merged.updated_at, 9000);
-  EXPECT_EQ(merged.access_count, 1);
-  EXPECT_EQ(merged.last_accessed, 5000);
+TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
+  Put(Row("Prefers tabs", "default", {"style"}));
+  auto got = store_->Get("default", FactId("Prefers tabs"));
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(store_->Transact([&] { return store_->RecordAccess({got->rowid}, 5000); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] {
+              return store_->UpdateTags(got->rowid, {"go", "style"}, 9000, 2);
+            })
+          .ok());
+  const Fact f = store_->Get("default", FactId("Prefers tabs"))->fact;
+  EXPECT_EQ(f.tags, (std::vector<std::string>{"go", "style"}));
+  EXPECT_EQ(f.updated_at, 9000);
+  EXPECT_EQ(f.access_count, 1);
+  EXPECT_EQ(f.last_accessed, 5000);
   EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+TEST_F(FactStoreTest, InsertingTheSameScopeAndIdTwiceFails) {
+  Put(Row("once"));
+  EXPECT_FALSE(store_->Transact([&] { return store_->Insert(Row("once")); }).ok());
+  EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+TEST_F(FactStoreTest, MetaValuesPersistAndMissingOnesAreNotFound) {
+  EXPECT_EQ(store_->GetMeta("nope").status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->SetMeta("k", "v1").ok());
+  ASSERT_TRUE(store_->SetMeta("k", "v2").ok());
+  EXPECT_EQ(*store_->GetMeta("k"), "v2");
+}
+
+TEST_F(FactStoreTest, MissingScopesAreReported) {
+  Put(Row("here", "a"));
+  EXPECT_EQ(*store_->MissingScopes({"a", "b"}), (std::vector<std::string>{"b"}));
 }
 
 TEST_F(FactStoreTest, SameTextInTwoScopesIsTwoFacts) {
@@ -90,11 +95,12 @@ TEST_F(FactStoreTest, SameTextInTwoScopesIsTwoFacts) {
 }
 
 TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
-  const Fact f = Put(Row("alpha"));
-  auto got = store_->Get("default", f.id.substr(0, 6));
+  Put(Row("alpha"));
+  const std::string id = FactId("alpha");
+  auto got = store_->Get("default", id.substr(0, 6));
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->fact.content, "alpha");
-  EXPECT_EQ(store_->Get("other", f.id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->Get("other", id).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->Get("default", "zz").status().code(), StatusCode::kInvalidArgument);
   // The minimum prefix is 4 hex digits; among 600 facts (ids are fixed by
   // their text) two share one.
@@ -139,9 +145,7 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
 
 TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {
   Status s = store_->Transact([&]() -> Status {
-    bool c;
-    auto r = store_->Upsert(Row("first"), 0, &c);
-    if (!r.ok()) return r.status();
+    ENGRAM_RETURN_IF_ERROR(store_->Insert(Row("first")));
     return IOError("disk full (simulated)");
   });
   EXPECT_FALSE(s.ok());

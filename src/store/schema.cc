@@ -12,6 +12,7 @@ const std::vector<std::string>& Migrations() {
       // 0 -> 1: facts, their full-text index and the triggers keeping the
       // index in step inside every transaction.
       R"sql(
+CREATE TABLE engram_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE facts(
   rowid INTEGER PRIMARY KEY,
   id TEXT NOT NULL,
@@ -60,15 +61,26 @@ Result<int> MigrateSchema(SqliteDb* db) {
                         std::to_string(kSchemaVersion) + "); upgrade engram");
   }
   const auto& migrations = Migrations();
-  for (int64_t v = found; v < kSchemaVersion; ++v) {
+  for (int64_t v = found; v < kSchemaVersion;) {
     ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN IMMEDIATE"));
-    Status s = db->Exec(migrations[static_cast<size_t>(v)]);
+    // Another process may have migrated while this one waited for the lock:
+    // the version read under the lock is the one that counts.
+    auto current = db->QueryInt("PRAGMA user_version");
+    Status s = current.status();
+    if (s.ok() && *current >= kSchemaVersion) {
+      s = db->Exec("COMMIT");
+      if (!s.ok()) db->Exec("ROLLBACK").IgnoreError();  // report the COMMIT failure
+      return s.ok() ? Result<int>(static_cast<int>(found)) : Result<int>(s);
+    }
+    if (s.ok()) v = *current;
+    if (s.ok()) s = db->Exec(migrations[static_cast<size_t>(v)]);
     if (s.ok()) s = db->Exec("PRAGMA user_version = " + std::to_string(v + 1));
     if (s.ok()) s = db->Exec("COMMIT");
     if (!s.ok()) {
       db->Exec("ROLLBACK").IgnoreError();  // the failure above is what matters
       return s.WithContext("store: migrate to schema " + std::to_string(v + 1));
     }
+    ++v;
   }
   return static_cast<int>(found);
 }

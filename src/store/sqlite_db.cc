@@ -7,8 +7,11 @@ namespace engram {
 
 Status SqliteError(sqlite3* db, std::string_view what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
-  std::string message =
-      "store: " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "no database");
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  std::string message = "store: " + std::string(what);
+  if (file != nullptr && *file != '\0') message += " '" + std::string(file) + "'";
+  message += ": ";
+  message += db ? sqlite3_errmsg(db) : "no database";
   switch (code & 0xFF) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -129,7 +132,7 @@ Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
 Result<int64_t> SqliteDb::QueryInt(std::string_view sql) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement stmt, Prepare(sql));
   ENGRAM_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return NotFound("store: query returned no row");
+  if (!row) return NotFound("store: query returned no row: " + std::string(sql));
   return stmt.ColumnInt(0);
 }
 

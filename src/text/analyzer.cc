@@ -90,9 +90,7 @@ void FoldCase(std::string_view word, bool ascii, std::string* lower) {
     return;
   }
   lower->assign(word);
-  for (char& c : *lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  LowerAsciiInPlace(lower);
 }
 
 // True when case-folded `lower` contains ã, õ or ç.

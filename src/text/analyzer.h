@@ -32,6 +32,11 @@
 
 namespace engram {
 
+// Version of what Analyze produces. Bump it with any change that alters
+// terms for some input (stop lists, stemming, splitting, folding): stores
+// indexed with another version rebuild their full-text index on open.
+inline constexpr int kAnalyzerVersion = 1;
+
 // One term and where its word is in the analyzed text.
 struct AnalyzedToken {
   std::string term;

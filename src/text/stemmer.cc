@@ -9,7 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "src/common/hash.h"
 #include "src/common/unicode.h"
+#include "src/common/utf8.h"
 
 namespace engram {
 namespace {
@@ -45,13 +47,6 @@ constexpr SuffixAccent kPortugueseSuffixes[] = {
     {"ieis", "íeis"},       {"avel", "ável"},       {"ivel", "ível"},       {"coes", "ções"},
     {"cao", "ção"},         {"oes", "ões"},         {"aes", "ães"},         {"ao", "ão"},
 };
-
-bool IsAscii(std::string_view text) {
-  for (unsigned char c : text) {
-    if (c >= 0x80) return false;
-  }
-  return true;
-}
 
 // For an all-ASCII word, the word with its suffix accents restored; any
 // other word unchanged. A suffix must leave at least two letters of stem.
@@ -129,12 +124,7 @@ class StemMemo {
   };
   static_assert(sizeof(Slot) == 64);
 
-  // FNV-1a, 64-bit.
-  static uint64_t Hash(std::string_view s) {
-    uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h ^ (h >> 29);
-  }
+  static uint64_t Hash(std::string_view s) { return Fnv1a64(s); }
 
   std::unique_ptr<Slot[]> slots_;
 };

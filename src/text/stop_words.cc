@@ -1,5 +1,7 @@
 #include "src/text/stop_words.h"
 
+#include "src/common/hash.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -125,12 +127,7 @@ class StopWordTable {
     uint8_t bits = 0;
   };
 
-  // FNV-1a, 64-bit.
-  static uint64_t Hash(std::string_view s) {
-    uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h ^ (h >> 29);
-  }
+  static uint64_t Hash(std::string_view s) { return Fnv1a64(s); }
 
   void Insert(std::string_view word, uint8_t bit) {
     for (size_t i = Hash(word) & kMask;; i = (i + 1) & kMask) {

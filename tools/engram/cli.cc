@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace engram::cli {
@@ -33,6 +34,18 @@ int Cli::Fail(const Status& status) {
 int Cli::UsageError(const std::string& message) {
   err_ << "engram: " << message << "\n";
   return kExitUsage;
+}
+
+void Cli::WarnMissingScopes(Engine& engine, const std::vector<std::string>& scopes) {
+  auto stats = engine.Stats();
+  if (!stats.ok()) return;
+  const std::vector<std::string> wanted =
+      scopes.empty() ? std::vector<std::string>{kDefaultScope} : scopes;
+  for (const auto& scope : wanted) {
+    const bool present = std::any_of(stats->scopes.begin(), stats->scopes.end(),
+                                     [&](const auto& entry) { return entry.first == scope; });
+    if (!present) err_ << "engram: warning: scope '" << scope << "' holds no facts\n";
+  }
 }
 
 void Cli::OnRun(CLI::App* sub, std::function<int()> run) {

@@ -42,6 +42,13 @@ class Cli {
   std::ostream& out() { return out_; }
   std::ostream& err() { return err_; }
 
+  // Sets a configuration key from a command's flag (shown as source "flag").
+  void SetFlag(const std::string& key, std::string value) { flags_[key] = std::move(value); }
+
+  // Prints "engram: warning: ..." for each scope of `scopes` (the default
+  // scope when empty) that holds no fact in `engine`.
+  void WarnMissingScopes(Engine& engine, const std::vector<std::string>& scopes);
+
   // Registers `run` as the body of subcommand `sub`.
   void OnRun(CLI::App* sub, std::function<int()> run);
 

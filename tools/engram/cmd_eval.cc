@@ -11,11 +11,6 @@
 namespace engram::cli {
 namespace {
 
-const char* const kMetricRows[] = {"P@1",      "P@5",       "P@10",       "P@100",  "recall@1",
-                                   "recall@5", "recall@10", "recall@100", "MRR@1",  "MRR@5",
-                                   "MRR@10",   "MRR@100",   "nDCG@1",     "nDCG@5", "nDCG@10",
-                                   "nDCG@100", "MRR",       "map"};
-
 std::vector<std::string> SplitCommas(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -37,7 +32,7 @@ void PrintTable(std::ostream& out, const EvalReport& r) {
     out << std::setw(12) << ("d " + std::string(FusionModeName(r.modes[i].mode)));
   }
   out << "\n" << std::setprecision(4);
-  for (const char* metric : kMetricRows) {
+  for (const std::string& metric : EvalMetricNames()) {
     out << std::left << std::setw(12) << metric << std::right;
     for (const auto& m : r.modes) out << std::setw(10) << m.metrics.at(metric);
     for (size_t i = 1; i < r.modes.size(); ++i) {

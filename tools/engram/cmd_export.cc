@@ -33,8 +33,13 @@ void RegisterExport(CLI::App& app, Cli& cli) {
       return static_cast<bool>(*out);
     });
     if (!s.ok()) return cli.Fail(s);
+    if (count == 0 && !args->scopes.empty()) cli.WarnMissingScopes(**engine, args->scopes);
     out->flush();
-    if (!*out) return cli.Fail(IOError("export: write failed"));
+    if (!*out) {
+      return cli.Fail(IOError("export: write to '" +
+                              (args->output.empty() ? std::string("stdout") : args->output) +
+                              "' failed"));
+    }
     if (!args->output.empty()) cli.err() << "exported " << count << " fact(s)\n";
     return kExitOk;
   });

@@ -2,6 +2,8 @@
 // All or nothing: any bad record aborts before the store is touched, unless
 // --skip-bad, which imports the good records and lists the rest. The good
 // records go in one transaction, so a crash mid-import leaves no trace.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -44,7 +46,10 @@ void RegisterImport(CLI::App& app, Cli& cli) {
     std::istream* in = &std::cin;
     if (args->path != "-") {
       file.open(args->path, std::ios::binary);
-      if (!file) return cli.Fail(IOError("import: cannot read '" + args->path + "'"));
+      if (!file) {
+        return cli.Fail(
+            IOError("import: cannot read '" + args->path + "': " + std::strerror(errno)));
+      }
       in = &file;
     }
     auto engine = cli.OpenEngine(/*create=*/true);

@@ -24,6 +24,7 @@ void RegisterList(CLI::App& app, Cli& cli) {
     if (!engine.ok()) return cli.Fail(engine.status());
     auto facts = (*engine)->List(args->options);
     if (!facts.ok()) return cli.Fail(facts.status());
+    if (facts->empty()) cli.WarnMissingScopes(**engine, args->options.scopes);
     for (const Fact& f : *facts) {
       if (args->json) {
         cli.out() << FactToJsonLine(f) << "\n";

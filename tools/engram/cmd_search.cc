@@ -47,7 +47,8 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
   CLI::App* sub = app.add_subcommand("search", "Find the facts that answer a query");
   sub->footer("Example: engram search \"which port does postgres use\" -k 5 --explain");
   sub->add_option("query", args->query, "What to look for")->required();
-  sub->add_option("-k", args->k, "Number of results (default: search.k, 10)");
+  sub->add_option("-k", args->k, "Number of results (default: search.k, 10)")
+      ->check(CLI::Range(1, 10000));
   sub->add_option("-s,--scope", args->scopes, "Scope (repeatable; default 'default')");
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--explain", args->explain, "Show each signal, its weight and the final score");
@@ -55,12 +56,14 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       ->check(CLI::IsMember({"blended", "lexical", "temporal"}));
   sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
   cli.OnRun(sub, [&cli, args]() -> int {
+    if (args->k > 0) cli.SetFlag("search.k", std::to_string(args->k));
+    if (!args->mode.empty()) cli.SetFlag("search.mode", args->mode);
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
     SearchOptions options;
-    options.k = args->k > 0 ? args->k : config->search_k;
+    options.k = config->search_k;
     options.scopes = args->scopes;
-    options.mode = args->mode.empty() ? config->search_mode : *ParseFusionMode(args->mode);
+    options.mode = config->search_mode;
     options.explain = args->explain || args->json;
     options.record_access = !args->no_record;
     config->engine.create_if_missing = false;
@@ -68,6 +71,10 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     if (!engine.ok()) return cli.Fail(engine.status());
     auto response = (*engine)->Search(args->query, options);
     if (!response.ok()) return cli.Fail(response.status());
+    for (const auto& scope : response->missing_scopes) {
+      cli.err() << "engram: warning: scope '" << scope << "' holds no facts\n";
+    }
+    for (const auto& w : response->warnings) cli.err() << "engram: warning: " << w << "\n";
 
     if (args->json) {
       nlohmann::json hits = nlohmann::json::array();

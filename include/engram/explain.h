@@ -1,0 +1,33 @@
+// How a result's score came about: each signal raw and normalised, the
+// weights in force and the final score (DESIGN §4, "every result can explain
+// itself"). Plain values.
+#ifndef ENGRAM_EXPLAIN_H_
+#define ENGRAM_EXPLAIN_H_
+
+#include <string>
+#include <vector>
+
+#include "engram/options.h"
+
+namespace engram {
+
+// One signal of one result: its raw value and its value after
+// normalisation over the candidates. `present` is false when the signal does
+// not apply (no lexical match, no vector).
+struct SignalValue {
+  bool present = false;
+  double raw = 0.0;
+  double normalized = 0.0;
+};
+
+struct Explanation {
+  SignalValue lexical;
+  SignalValue temporal;
+  FusionWeights weights;                   // effective, after renormalisation
+  std::vector<std::string> matched_terms;  // analysed query terms found
+  double final_score = 0.0;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_EXPLAIN_H_
