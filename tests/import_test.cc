@@ -103,6 +103,11 @@ TEST_F(ImportTest, UnknownFieldTypeIsNamed) {
                  "field 'tags' must be an array of strings, not object");
 }
 
+TEST_F(ImportTest, UnknownFieldNameIsNamed) {
+  Seed();
+  ExpectRejected(R"({"content": "x", "tag": ["typo"]})", "unknown field 'tag'");
+}
+
 TEST_F(ImportTest, SkipBadImportsTheRestAndReports) {
   Seed();
   const std::string path = cli_.File("mixed.jsonl");

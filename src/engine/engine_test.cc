@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/lexical/fts5_engram.h"
+#include "src/store/sqlite_db.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -84,11 +86,15 @@ TEST_F(EngineTest, LexicalModeRanksByBm25) {
 }
 
 TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
-  Add("Editor: VS Code with vim keys", {}, kNow - 400 * kDay);
-  Add("Editor: Neovim with lazy.nvim", {}, kNow - 2 * kDay);
+  // Same length in terms, one match each: BM25 ties, and the tie-break by id
+  // alone would put the older one first (its id sorts lower).
+  const Fact old_fact = Add("editor neovim keys", {}, kNow - 400 * kDay);
+  const Fact new_fact = Add("editor vscode keys", {}, kNow - 2 * kDay);
+  ASSERT_LT(old_fact.id, new_fact.id);
+  EXPECT_EQ(Contents("editor", FusionMode::kLexical)[0], "editor neovim keys");
   const auto got = Contents("editor", FusionMode::kBlended);
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], "Editor: Neovim with lazy.nvim");
+  EXPECT_EQ(got[0], "editor vscode keys");
 }
 
 TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnly) {
@@ -249,6 +255,106 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
     EXPECT_EQ(again[i].metadata, exported[i].metadata);
   }
   EXPECT_EQ(exported[0].access_count, 1);
+}
+
+TEST_F(EngineTest, InvalidUtf8QueryIsAnErrorNotACrash) {
+  Add("something");
+  for (const std::string q : {std::string("\xE4\xB8"), std::string("ok \xff")}) {
+    auto r = engine_->Search(q, {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("query: invalid UTF-8 at byte"), std::string::npos);
+  }
+}
+
+TEST_F(EngineTest, TagFiltersNormaliseLikeStoredTags) {
+  Add("tagged fact", {"Deploy"});
+  ListOptions list;
+  list.tag = " DEPLOY ";
+  auto listed = engine_->List(list);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 1u);
+  ForgetRequest forget;
+  forget.tag = "Deploy";
+  EXPECT_EQ(*engine_->Forget(forget), 1);
+}
+
+TEST_F(EngineTest, ForgettingAnEmptyScopeIsNotFound) {
+  ForgetRequest forget;
+  forget.scope = "typo";
+  forget.whole_scope = true;
+  auto r = engine_->Forget(forget);
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("'typo'"), std::string::npos);
+}
+
+TEST_F(EngineTest, SearchReportsScopesWithoutFacts) {
+  Add("present");
+  SearchOptions o;
+  o.scopes = {"default", "nobody"};
+  auto r = engine_->Search("present", o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->missing_scopes, (std::vector<std::string>{"nobody"}));
+}
+
+TEST_F(EngineTest, TiesAcrossScopesBreakByScope) {
+  Add("same words here", {}, kNow, "b");
+  Add("same words here", {}, kNow, "a");
+  SearchOptions o;
+  o.scopes = {"a", "b"};
+  o.record_access = false;
+  for (int i = 0; i < 3; ++i) {
+    auto r = engine_->Search("same words", o);
+    ASSERT_EQ(r->hits.size(), 2u);
+    EXPECT_EQ(r->hits[0].fact.scope, "a");
+  }
+}
+
+TEST_F(EngineTest, OptionsOutOfRangeAreRefusedAtOpen) {
+  EngineOptions o;
+  o.db_path = dir_.File("other.db");
+  o.temporal.half_life_days = 0;
+  EXPECT_EQ(Engine::Open(o).status().code(), StatusCode::kInvalidArgument);
+  o.temporal.half_life_days = 30;
+  o.bm25.b = 1.5;
+  EXPECT_NE(Engine::Open(o).status().message().find("bm25.b"), std::string::npos);
+}
+
+TEST_F(EngineTest, TwoEnginesShareOneStore) {
+  EngineOptions o;
+  o.db_path = dir_.File("memory.db");
+  o.clock = clock_;
+  auto second = Engine::Open(o);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  Add("written by the first");
+  NewFact f;
+  f.content = "written by the second";
+  ASSERT_TRUE((*second)->Add(f).ok());
+  EXPECT_EQ(engine_->Stats()->facts, 2);
+  SearchOptions s;
+  s.record_access = false;
+  EXPECT_EQ((*second)->Search("written", s)->hits.size(), 2u);
+}
+
+TEST_F(EngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
+  Add("deploying the billing service");
+  engine_.reset();
+  {
+    // Simulate a store indexed by another analyzer: wrong lengths, an
+    // empty index, another version.
+    auto db = SqliteDb::Open(dir_.File("memory.db"), false);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(RegisterEngramFts5((*db)->handle()).ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("UPDATE engram_meta SET value = '0' WHERE key = 'analyzer_version';"
+                           "UPDATE facts SET content_terms = 999;"
+                           "INSERT INTO facts_fts(facts_fts) VALUES('delete-all');")
+                    .ok());
+  }
+  Reopen();
+  EXPECT_EQ(Contents("deploy", FusionMode::kLexical).size(), 1u);
+  auto db = SqliteDb::Open(dir_.File("memory.db"), false);
+  EXPECT_EQ(*(*db)->QueryInt("SELECT content_terms FROM facts"), 3);
 }
 
 TEST_F(EngineTest, SurvivesReopen) {

@@ -48,17 +48,33 @@ TEST(EvalRunnerTest, ScoresEachScopeAndMapsMergedRowsToAllIds) {
   ASSERT_EQ(report->modes.size(), 2u);
   const EvalModeResult& lexical = report->modes[0];
   // q1 finds only d1 (scope s1 has no other postgres fact); q2 finds the
-  // merged fact, which stands for d2 and d3: d3 (relevant) at rank 1 or 2.
+  // merged fact, which stands for d2 and d3 in corpus order.
   ASSERT_EQ(lexical.run.at("q1").size(), 1u);
   EXPECT_EQ(lexical.run.at("q1")[0].doc_id, "d1");
   ASSERT_EQ(lexical.run.at("q2").size(), 2u);
+  EXPECT_EQ(lexical.run.at("q2")[0].doc_id, "d2");
+  EXPECT_EQ(lexical.run.at("q2")[1].doc_id, "d3");
   EXPECT_DOUBLE_EQ(lexical.per_query.at("q1").at("P@1"), 1.0);
-  EXPECT_DOUBLE_EQ(lexical.per_query.at("q2").at("MRR"),
-                   lexical.run.at("q2")[0].doc_id == "d3" ? 1.0 : 0.5);
+  EXPECT_DOUBLE_EQ(lexical.per_query.at("q2").at("MRR"), 0.5);
   // q3 searched only s2: its ranking holds only d4.
   ASSERT_EQ(lexical.run.at("q3").size(), 1u);
   EXPECT_EQ(lexical.run.at("q3")[0].doc_id, "d4");
   EXPECT_DOUBLE_EQ(lexical.metrics.at("recall@10"), 1.0);
+}
+
+TEST(EvalRunnerTest, HonoursCreatedAt) {
+  TempDir dir;
+  WriteDataset(dir);
+  EvalOptions options;
+  options.modes = {FusionMode::kTemporal};
+  auto report = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  // Temporal ranks the whole scope by recency: the merged fact (created
+  // 2024-01-02) before d1 (2024-01-01).
+  const auto& q1 = report->modes[0].run.at("q1");
+  ASSERT_EQ(q1.size(), 3u);
+  EXPECT_EQ(q1[0].doc_id, "d2");
+  EXPECT_EQ(q1[2].doc_id, "d1");
 }
 
 TEST(EvalRunnerTest, WritesARunFileThatReadsBack) {
