@@ -13,6 +13,7 @@
 #include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "tests/cli_runner.h"
+#include "tests/store_for_test.h"
 
 namespace engram {
 namespace {
@@ -24,22 +25,14 @@ class ImportTest : public ::testing::Test {
  protected:
   // Number of facts in the store, or -1 when it cannot be opened.
   int64_t FactCount() {
-    FactStoreOptions o;
-    o.path = cli_.DbPath();
-    o.create_if_missing = false;
-    o.on_connect = &RegisterEngramFts5;
-    auto store = FactStore::Open(o);
+    auto store = testing::OpenStoreForTest(cli_.DbPath(), /*create=*/false);
     if (!store.ok()) return -1;
     return (*store)->Stats()->facts;
   }
 
   // SQLite's and FTS5's own consistency checks.
   void ExpectConsistent() {
-    FactStoreOptions o;
-    o.path = cli_.DbPath();
-    o.create_if_missing = false;
-    o.on_connect = &RegisterEngramFts5;
-    auto store = FactStore::Open(o);
+    auto store = testing::OpenStoreForTest(cli_.DbPath(), /*create=*/false);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     auto check = (*store)->db()->Prepare("PRAGMA integrity_check");
     ASSERT_TRUE(check.ok());

@@ -80,6 +80,19 @@ const std::vector<KeyDef>& Keys() {
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.limits.max_content_bytes = std::stoul(v);
        }},
+      {"limits.max_tags", KeyType::kInt, 0, 4096, "most tags on one fact; default 64",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_tags); },
+       [](ResolvedConfig* c, const std::string& v) { c->engine.limits.max_tags = std::stoul(v); }},
+      {"limits.max_metadata_bytes", KeyType::kInt, 2, 16 << 20,
+       "largest metadata object in bytes; default 65536",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_metadata_bytes); },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.limits.max_metadata_bytes = std::stoul(v);
+       }},
+      {"store.busy_timeout_ms", KeyType::kInt, 0, 600000,
+       "wait for another process's lock, in ms; default 5000",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },
+       [](ResolvedConfig* c, const std::string& v) { c->engine.busy_timeout_ms = std::stoi(v); }},
   };
   return keys;
 }

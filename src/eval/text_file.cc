@@ -72,7 +72,11 @@ std::string_view TrimSpaces(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool ParseInt(std::string_view text, int* out) {
+namespace {
+
+// std::from_chars over the whole of `text`, also accepting a leading '+'.
+template <typename T>
+bool ParseWhole(std::string_view text, T* out) {
   if (!text.empty() && text.front() == '+') {
     text.remove_prefix(1);
     if (!text.empty() && text.front() == '-') return false;
@@ -82,6 +86,12 @@ bool ParseInt(std::string_view text, int* out) {
   auto [ptr, ec] = std::from_chars(text.data(), end, *out);
   return ec == std::errc() && ptr == end;
 }
+
+}  // namespace
+
+bool ParseInt(std::string_view text, int* out) { return ParseWhole(text, out); }
+
+bool ParseDouble(std::string_view text, double* out) { return ParseWhole(text, out); }
 
 std::string FileLine(const std::filesystem::path& path, size_t line) {
   return path.string() + ":" + std::to_string(line);

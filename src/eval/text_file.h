@@ -36,6 +36,9 @@ std::string_view TrimSpaces(std::string_view text);
 // Parses a whole base-10 int (optional sign); false on anything else.
 bool ParseInt(std::string_view text, int* out);
 
+// Parses a whole decimal or exponent-form double (optional '+').
+bool ParseDouble(std::string_view text, double* out);
+
 // "<path>:<line>", the prefix of every bad-input message.
 std::string FileLine(const std::filesystem::path& path, size_t line);
 

@@ -13,18 +13,6 @@
 namespace engram {
 namespace {
 
-// Parses a whole decimal or exponent-form double (optional '+').
-bool ParseDouble(std::string_view text, double* out) {
-  if (!text.empty() && text.front() == '+') {
-    text.remove_prefix(1);
-    if (!text.empty() && text.front() == '-') return false;
-  }
-  if (text.empty()) return false;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end;
-}
-
 bool IsTrecToken(std::string_view s) {
   if (s.empty()) return false;
   for (const char c : s) {

@@ -9,6 +9,7 @@
 #include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_store.h"
+#include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -34,10 +35,7 @@ TEST(Bm25Test, SaturationFollowsK1AndB) {
 class Bm25CorpusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    FactStoreOptions options;
-    options.path = dir_.File("memory.db");
-    options.on_connect = &RegisterEngramFts5;
-    auto store = FactStore::Open(options);
+    auto store = testing::OpenStoreForTest(dir_.File("memory.db"));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
   }

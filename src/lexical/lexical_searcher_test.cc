@@ -4,6 +4,7 @@
 
 #include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
+#include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -12,10 +13,7 @@ namespace {
 class LexicalSearcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    FactStoreOptions options;
-    options.path = dir_.File("memory.db");
-    options.on_connect = &RegisterEngramFts5;
-    auto store = FactStore::Open(options);
+    auto store = testing::OpenStoreForTest(dir_.File("memory.db"));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
   }
@@ -64,10 +62,7 @@ TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
   // Bob's facts do not change Alice's score: the same fact alone in a store
   // of its own scores the same.
   testing::TempDir other;
-  FactStoreOptions options;
-  options.path = other.File("solo.db");
-  options.on_connect = &RegisterEngramFts5;
-  auto solo = FactStore::Open(options);
+  auto solo = testing::OpenStoreForTest(other.File("solo.db"));
   ASSERT_TRUE(solo.ok());
   FactRow row;
   row.fact.id = "a";

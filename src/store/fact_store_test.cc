@@ -5,17 +5,11 @@
 #include "src/lexical/fts5_engram.h"
 #include "src/store/fact_id.h"
 #include "src/store/schema.h"
+#include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
 namespace {
-
-FactStoreOptions Options(const std::string& path) {
-  FactStoreOptions o;
-  o.path = path;
-  o.on_connect = &RegisterEngramFts5;
-  return o;
-}
 
 FactRow Row(const std::string& content, const std::string& scope = "default",
             std::vector<std::string> tags = {}) {
@@ -31,7 +25,7 @@ FactRow Row(const std::string& content, const std::string& scope = "default",
 class FactStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = FactStore::Open(Options(dir_.File("memory.db")));
+    auto store = FactStore::Open(testing::StoreOptionsForTest(dir_.File("memory.db")));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
   }
@@ -156,11 +150,11 @@ TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
   testing::TempDir dir;
   const std::string path = dir.File("memory.db");
   {
-    auto store = FactStore::Open(Options(path));
+    auto store = FactStore::Open(testing::StoreOptionsForTest(path));
     ASSERT_TRUE(store.ok());
     ASSERT_TRUE((*store)->db()->Exec("PRAGMA user_version = 99").ok());
   }
-  auto again = FactStore::Open(Options(path));
+  auto again = FactStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), StatusCode::kNotSupported);
   EXPECT_NE(again.status().message().find("schema version 99 is newer"), std::string::npos);
@@ -169,9 +163,7 @@ TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
 
 TEST(FactStoreOpenTest, MissingPathWithoutCreateIsNotFound) {
   testing::TempDir dir;
-  FactStoreOptions o = Options(dir.File("nope/memory.db"));
-  o.create_if_missing = false;
-  auto store = FactStore::Open(o);
+  auto store = testing::OpenStoreForTest(dir.File("nope/memory.db"), /*create=*/false);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
   EXPECT_NE(store.status().message().find("nope/memory.db"), std::string::npos);
@@ -181,7 +173,7 @@ TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
   testing::TempDir dir;
   const std::string path = dir.File("junk.db");
   testing::WriteFile(path, std::string(4096, 'x'));
-  auto store = FactStore::Open(Options(path));
+  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find(path), std::string::npos);
   EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
@@ -189,7 +181,7 @@ TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
 
 TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
   testing::TempDir dir;
-  auto store = FactStore::Open(Options(dir.path().string()));
+  auto store = FactStore::Open(testing::StoreOptionsForTest(dir.path().string()));
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("is a directory"), std::string::npos);
 }

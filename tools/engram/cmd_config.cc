@@ -49,7 +49,9 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
         }
       }
     } else {
-      cli.out() << "\nstore: " << config->engine.db_path << " (" << engine.status().message()
+      cli.out() << "\nstore: " << config->engine.db_path << " ("
+                << (engine.status().code() == StatusCode::kNotFound ? "not created yet"
+                                                                    : engine.status().message())
                 << ")\n";
     }
     return kExitOk;
