@@ -20,8 +20,9 @@ struct Bm25Options {
   // Length normalisation, 0 = none, 1 = full. Default 0.4; range [0, 1].
   double b = 0.4;
   // Weight of a term found in the tags relative to one in the content.
-  // Default 0.5; 0 makes tags unsearchable; range [0, 10].
-  double tag_boost = 0.5;
+  // Default 1 (a tag counts like a word of the text); 0 makes tags
+  // unsearchable; range [0, 10].
+  double tag_boost = 1.0;
 };
 
 // Recency x use (DESIGN §4).

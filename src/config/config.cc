@@ -57,7 +57,7 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_DOUBLE_KEY("bm25.b", engine.bm25.b, 0, 1,
                         "BM25 length normalisation, 0 none .. 1 full; default 0.4"),
       ENGRAM_DOUBLE_KEY("bm25.tag_boost", engine.bm25.tag_boost, 0, 10,
-                        "weight of a tag match relative to content; default 0.5"),
+                        "weight of a tag match relative to content; default 1"),
       ENGRAM_DOUBLE_KEY("temporal.half_life_days", engine.temporal.half_life_days, 0.001, 36500,
                         "days for recency to halve; default 30"),
       ENGRAM_DOUBLE_KEY("fusion.w_semantic", engine.fusion.weights.semantic, 0, 1,

@@ -259,7 +259,7 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
 
 TEST_F(EngineTest, InvalidUtf8QueryIsAnErrorNotACrash) {
   Add("something");
-  for (const std::string q : {std::string("\xE4\xB8"), std::string("ok \xff")}) {
+  for (const std::string& q : {std::string("\xE4\xB8"), std::string("ok \xff")}) {
     auto r = engine_->Search(q, {});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
