@@ -79,6 +79,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
 
   if (options.record_access && !facts.empty()) {
     std::vector<int64_t> rowids;
+    rowids.reserve(facts.size());
     for (const StoredFact& f : facts) rowids.push_back(f.rowid);
     Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
     if (s.ok()) {
