@@ -10,6 +10,7 @@ all: build
 
 setup:
 	@scripts/setup.sh
+	@scripts/fetch_model.sh >/dev/null
 
 # Release build; the CLI lands at ./build/engram.
 build: setup

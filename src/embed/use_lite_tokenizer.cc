@@ -1,0 +1,239 @@
+#include "src/embed/use_lite_tokenizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <unordered_map>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "src/common/unicode.h"
+#include "src/common/utf8.h"
+
+namespace engram {
+namespace {
+
+// U+2581 LOWER ONE EIGHTH BLOCK, SentencePiece's word-start mark, in UTF-8.
+constexpr std::string_view kWordMark = "\xE2\x96\x81";
+
+// Trie nodes are keyed as node * 256 + byte in 32 bits.
+constexpr size_t kMaxNodes = size_t{1} << 24;
+
+uint32_t EdgeHash(uint32_t key, uint32_t shift) {
+  return static_cast<uint32_t>((key * 2654435761u) >> shift);
+}
+
+// Length of valid UTF-8 `text` in UTF-16 code units.
+int32_t Utf16Length(std::string_view text) {
+  int32_t length = 0;
+  size_t pos = 0;
+  while (pos < text.size()) length += NextCodePoint(text, &pos) > 0xFFFF ? 2 : 1;
+  return length;
+}
+
+// Appends '▁' + `normalized` with each ASCII space as '▁'; nothing when
+// `normalized` is empty.
+void AppendMarked(std::string_view normalized, std::string* out) {
+  if (normalized.empty()) return;
+  out->append(kWordMark);
+  for (const char c : normalized) {
+    if (c == ' ') {
+      out->append(kWordMark);
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+std::string EntryError(size_t index, std::string_view cause) {
+  return "embed: vocab: entry " + std::to_string(index) + ": " + std::string(cause);
+}
+
+// Per-thread buffers, reused across calls so Encode allocates little.
+struct Workspace {
+  std::string text;               // marked text: '▁' + NFKC with spaces as '▁'
+  std::vector<int32_t> starts;    // byte offset of each code point
+  std::vector<int32_t> cp_index;  // code point index at each byte offset
+  std::vector<double> best;       // best path score ending at each position
+  std::vector<int32_t> words;     // last piece of that path
+};
+
+}  // namespace
+
+Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromVocabJson(
+    std::string_view json_text) {
+  nlohmann::json vocab;
+  try {
+    vocab = nlohmann::json::parse(json_text);
+  } catch (const std::exception& e) {
+    return InvalidArgument(std::string("embed: vocab: not valid JSON: ") + e.what());
+  }
+  if (!vocab.is_array()) return InvalidArgument("embed: vocab: not a JSON array");
+  std::vector<Piece> pieces;
+  pieces.reserve(vocab.size());
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const nlohmann::json& entry = vocab[i];
+    if (!entry.is_array() || entry.size() != 2) {
+      return InvalidArgument(EntryError(i, "not a [piece, score] pair"));
+    }
+    if (!entry[0].is_string()) return InvalidArgument(EntryError(i, "piece is not a string"));
+    if (!entry[1].is_number() && !entry[1].is_null()) {
+      return InvalidArgument(EntryError(i, "score is not a number or null"));
+    }
+    Piece piece;
+    piece.text = entry[0].get<std::string>();
+    piece.score = entry[1].is_null() ? 0.0 : entry[1].get<double>();
+    pieces.push_back(std::move(piece));
+  }
+  return FromPieces(std::move(pieces));
+}
+
+Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromPieces(std::vector<Piece> pieces) {
+  if (pieces.size() <= kReservedCount) {
+    return InvalidArgument("embed: vocab: " + std::to_string(pieces.size()) +
+                           " entries, need more than " + std::to_string(kReservedCount));
+  }
+  std::unique_ptr<UseLiteTokenizer> tokenizer(new UseLiteTokenizer());
+  tokenizer->piece_utf16_length_.reserve(pieces.size());
+  tokenizer->node_piece_.push_back(-1);  // the root
+  tokenizer->node_score_.push_back(0.0);
+  std::unordered_map<uint32_t, int32_t> edges;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& piece = pieces[i];
+    if (piece.text.empty()) return InvalidArgument(EntryError(i, "empty piece"));
+    if (!IsValidUtf8(piece.text)) return InvalidArgument(EntryError(i, "piece is not UTF-8"));
+    if (!std::isfinite(piece.score)) return InvalidArgument(EntryError(i, "score not finite"));
+    tokenizer->piece_utf16_length_.push_back(Utf16Length(piece.text));
+    if (i < kReservedCount) continue;
+    int32_t node = 0;
+    for (const char c : piece.text) {
+      const uint32_t key = static_cast<uint32_t>(node) * 256 + static_cast<uint8_t>(c);
+      auto [it, inserted] = edges.try_emplace(key, 0);
+      if (inserted) {
+        if (tokenizer->node_piece_.size() >= kMaxNodes) {
+          return InvalidArgument("embed: vocab: pieces too long in total for the trie");
+        }
+        it->second = static_cast<int32_t>(tokenizer->node_piece_.size());
+        tokenizer->node_piece_.push_back(-1);
+        tokenizer->node_score_.push_back(0.0);
+      }
+      node = it->second;
+    }
+    // A repeated piece keeps the later id, as in the original.
+    tokenizer->node_piece_[node] = static_cast<int32_t>(i);
+    tokenizer->node_score_[node] = piece.score;
+  }
+
+  tokenizer->root_children_.assign(256, -1);
+  size_t capacity = 16;
+  uint32_t bits = 4;
+  while (capacity < 2 * edges.size()) {
+    capacity *= 2;
+    ++bits;
+  }
+  tokenizer->edge_table_.assign(capacity, Edge{});
+  tokenizer->edge_shift_ = 32 - bits;
+  const uint32_t mask = static_cast<uint32_t>(capacity - 1);
+  for (const auto& [key, child] : edges) {
+    if (key < 256) {
+      tokenizer->root_children_[key] = child;
+      continue;
+    }
+    uint32_t slot = EdgeHash(key, tokenizer->edge_shift_);
+    while (tokenizer->edge_table_[slot].key != kNoKey) slot = (slot + 1) & mask;
+    tokenizer->edge_table_[slot] = Edge{key, child};
+  }
+  return tokenizer;
+}
+
+int32_t UseLiteTokenizer::Child(int32_t node, uint8_t byte) const {
+  if (node == 0) return root_children_[byte];
+  const uint32_t key = static_cast<uint32_t>(node) * 256 + byte;
+  const uint32_t mask = static_cast<uint32_t>(edge_table_.size() - 1);
+  for (uint32_t slot = EdgeHash(key, edge_shift_);; slot = (slot + 1) & mask) {
+    const Edge& edge = edge_table_[slot];
+    if (edge.key == key) return edge.child;
+    if (edge.key == kNoKey) return -1;
+  }
+}
+
+std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
+  thread_local Workspace ws;
+
+  // 1. NFKC (the identity on ASCII), then the word marks.
+  ws.text.clear();
+  if (IsAscii(text)) {
+    AppendMarked(text, &ws.text);
+  } else {
+    AppendMarked(Nfkc(text), &ws.text);
+  }
+  if (ws.text.empty()) return {};
+  const std::string& s = ws.text;
+  const size_t num_bytes = s.size();
+
+  // Code point boundaries (the text is valid UTF-8 here).
+  ws.starts.clear();
+  ws.cp_index.assign(num_bytes + 1, -1);
+  for (size_t b = 0; b < num_bytes; ++b) {
+    if ((static_cast<uint8_t>(s[b]) & 0xC0) != 0x80) {
+      ws.cp_index[b] = static_cast<int32_t>(ws.starts.size());
+      ws.starts.push_back(static_cast<int32_t>(b));
+    }
+  }
+  const size_t n = ws.starts.size();
+  ws.cp_index[num_bytes] = static_cast<int32_t>(n);
+
+  // 2. Viterbi. Edges are relaxed by start position ascending, so at each
+  // end position they arrive in the original's order; with `>=` the later
+  // start wins a tie, and a best of exactly 0 counts as unset.
+  ws.best.assign(n + 1, 0.0);
+  ws.words.assign(n + 1, 0);
+  double* best = ws.best.data();
+  int32_t* words = ws.words.data();
+  auto relax = [best, words](size_t start, size_t end, double score, int32_t id) {
+    const double total = score + best[start];
+    if (best[end] == 0.0 || total >= best[end]) {
+      best[end] = total;
+      words[end] = id;
+    }
+  };
+  for (size_t k = 0; k < n; ++k) {
+    size_t pos = static_cast<size_t>(ws.starts[k]);
+    int32_t node = root_children_[static_cast<uint8_t>(s[pos])];
+    bool matched = false;
+    while (node >= 0) {
+      ++pos;
+      const int32_t piece = node_piece_[node];
+      if (piece >= 0) {
+        relax(k, static_cast<size_t>(ws.cp_index[pos]), node_score_[node], piece);
+        matched = true;
+      }
+      if (pos == num_bytes) break;
+      node = Child(node, static_cast<uint8_t>(s[pos]));
+    }
+    if (!matched) relax(k, k + 1, 0.0, kUnknownId);
+  }
+
+  // Backward pass, stepping by each piece's UTF-16 length as the original
+  // does, then 3. one kUnknownId per run of them.
+  std::vector<int32_t> ids;
+  int64_t iter = static_cast<int64_t>(n);
+  bool previous_unknown = false;
+  while (iter > 0) {
+    const int32_t id = words[iter];
+    if (!(previous_unknown && id == kUnknownId)) ids.push_back(id);
+    previous_unknown = id == kUnknownId;
+    iter -= piece_utf16_length_[static_cast<size_t>(id)];
+  }
+  std::reverse(ids.begin(), ids.end());
+  return ids;
+}
+
+std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text, size_t max_tokens) const {
+  std::vector<int32_t> ids = Encode(text);
+  if (ids.size() > max_tokens) ids.resize(max_tokens);
+  return ids;
+}
+
+}  // namespace engram

