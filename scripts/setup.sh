@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ make cmake ninja-build pkg-config
   libsqlite3-dev libicu-dev libssl-dev nlohmann-json3-dev libstemmer-dev
-  libcli11-dev libtomlplusplus-dev
+  libcli11-dev libtomlplusplus-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy python3
 )

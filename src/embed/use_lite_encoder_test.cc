@@ -1,0 +1,278 @@
+#include "src/embed/use_lite_encoder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/embed/use_lite_converter.h"
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kTolerance = 1e-4;
+
+std::string DistDir() { return std::string(ENGRAM_MODEL_PACKAGE_DIR) + "/dist"; }
+
+nlohmann::json ReadGolden(const std::string& name) {
+  std::ifstream in(std::string(ENGRAM_TEST_DATA_DIR) + "/use-lite/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = a.size() == b.size() ? 0.0 : INFINITY;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]));
+  }
+  return worst;
+}
+
+// The package converted once into a temporary model file; empty when the
+// package is missing or the conversion failed (reported as a failure).
+const std::string& ModelPath() {
+  static const std::string path = []() -> std::string {
+    if (!fs::exists(DistDir() + "/model.json")) return "";
+    std::string out = testing::TempDir() + "/use_lite_encoder_test.model";
+    const Status status = ConvertUseLitePackage(DistDir(), out);
+    if (!status.ok()) {
+      ADD_FAILURE() << status.ToString();
+      return "";
+    }
+    return out;
+  }();
+  return path;
+}
+
+const UseLiteEncoder* RealEncoder() {
+  static const UseLiteEncoder* encoder = []() -> const UseLiteEncoder* {
+    if (ModelPath().empty()) return nullptr;
+    auto result = UseLiteEncoder::Load(ModelPath());
+    if (!result.ok()) {
+      ADD_FAILURE() << result.status().ToString();
+      return nullptr;
+    }
+    return std::move(result).value().release();
+  }();
+  return encoder;
+}
+
+// Tests on the real model, which set-up (scripts/fetch_model.sh) unpacks
+// where the build says; its absence is a failure, not a skip.
+class UseLiteEncoderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    encoder_ = RealEncoder();
+    if (encoder_ == nullptr) {
+      FAIL() << "no USE-Lite model from " << DistDir() << "; run scripts/fetch_model.sh";
+    }
+  }
+
+  // Embeds `sentences` in one batch and checks each against `expected`.
+  void ExpectGolden(const nlohmann::json& sentences, const nlohmann::json& expected) {
+    ASSERT_EQ(sentences.size(), expected.size());
+    const auto texts = sentences.get<std::vector<std::string>>();
+    auto vectors = encoder_->Embed(texts);
+    ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
+    ASSERT_EQ(vectors->size(), texts.size());
+    double worst = 0.0;
+    size_t worst_index = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const auto want = expected[i].get<std::vector<float>>();
+      const double diff = MaxAbsDiff((*vectors)[i], want);
+      EXPECT_LE(diff, kTolerance) << "sentence " << i << ": " << texts[i];
+      if (diff > worst) {
+        worst = diff;
+        worst_index = i;
+      }
+    }
+    std::cout << "worst max |diff| " << worst << " on sentence " << worst_index << "\n";
+  }
+
+  const UseLiteEncoder* encoder_ = nullptr;
+};
+
+TEST_F(UseLiteEncoderTest, MatchesOriginalOnSmallGolden) {
+  const nlohmann::json golden = ReadGolden("golden-small.json");
+  ExpectGolden(golden["sentences"], golden["embeddings"]);
+}
+
+TEST_F(UseLiteEncoderTest, MatchesOriginalOnAllValidationSentences) {
+  const nlohmann::json golden = ReadGolden("golden-val.json");
+  ASSERT_EQ(golden["embedding_sentences"].size(), 60u);
+  ExpectGolden(golden["embedding_sentences"], golden["embeddings"]);
+}
+
+TEST_F(UseLiteEncoderTest, BatchGivesTheSameVectorsAsOneTextAtATime) {
+  const auto texts =
+      ReadGolden("golden-val.json")["embedding_sentences"].get<std::vector<std::string>>();
+  auto batch = encoder_->Embed(texts);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  double worst = 0.0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto single = encoder_->Embed({texts[i]});
+    ASSERT_TRUE(single.ok()) << single.status().ToString();
+    ASSERT_EQ(single->size(), 1u);
+    worst = std::max(worst, MaxAbsDiff((*batch)[i], (*single)[0]));
+  }
+  EXPECT_LE(worst, 1e-6);
+}
+
+TEST_F(UseLiteEncoderTest, SmallBatchLimitGivesTheSameVectors) {
+  UseLiteEncoderOptions options;
+  options.max_batch_tokens = 1;  // raised to one full sentence (128 tokens)
+  auto small = UseLiteEncoder::Load(ModelPath(), options);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  const auto texts =
+      ReadGolden("golden-val.json")["embedding_sentences"].get<std::vector<std::string>>();
+  auto a = encoder_->Embed(texts);
+  auto b = (*small)->Embed(texts);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_LE(MaxAbsDiff((*a)[i], (*b)[i]), 1e-6) << i;
+}
+
+TEST_F(UseLiteEncoderTest, VectorsAreUnitLengthAndDimensionIs512) {
+  EXPECT_EQ(encoder_->Dimension(), 512u);
+  auto vectors = encoder_->Embed({"hello world", std::string(2000, 'x') + " long text"});
+  ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
+  for (const auto& vector : *vectors) {
+    ASSERT_EQ(vector.size(), 512u);
+    double norm = 0.0;
+    for (const float value : vector) norm += static_cast<double>(value) * value;
+    EXPECT_NEAR(std::sqrt(norm), 1.0, 1e-5);
+  }
+}
+
+TEST_F(UseLiteEncoderTest, EmptyTextIsAnErrorNamingItsIndex) {
+  auto result = encoder_->Embed({"fine", ""});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find("text 1 is empty"), std::string::npos);
+  auto none = encoder_->Embed({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(UseLiteEncoderTest, ConcurrentCallsGiveTheSameVectors) {
+  const std::vector<std::string> texts = {"user prefers dark mode in the editor",
+                                          "Where does Alice work?"};
+  auto expected = encoder_->Embed(texts);
+  ASSERT_TRUE(expected.ok());
+  std::vector<std::thread> threads;
+  std::vector<double> worst(4, 0.0);
+  for (size_t t = 0; t < worst.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round) {
+        auto got = encoder_->Embed(texts);
+        if (!got.ok()) {
+          worst[t] = INFINITY;
+          return;
+        }
+        for (size_t i = 0; i < texts.size(); ++i) {
+          worst[t] = std::max(worst[t], MaxAbsDiff((*got)[i], (*expected)[i]));
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const double w : worst) EXPECT_LE(w, 1e-6);
+}
+
+TEST_F(UseLiteEncoderTest, CorruptedModelFileIsAClearError) {
+  const std::string bytes = ReadBytes(ModelPath());
+  const std::string path = testing::TempDir() + "/use_lite_corrupt.model";
+
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x40;
+  WriteBytes(path, flipped);
+  auto corrupt = UseLiteEncoder::Load(path);
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_EQ(corrupt.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(corrupt.status().message().find("checksum"), std::string::npos)
+      << corrupt.status().ToString();
+
+  WriteBytes(path, bytes.substr(0, bytes.size() - 1000));
+  auto truncated = UseLiteEncoder::Load(path);
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.status().code(), StatusCode::kCorruption);
+
+  WriteBytes(path, "not a model");
+  auto garbage = UseLiteEncoder::Load(path);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(garbage.status().message().find("magic"), std::string::npos);
+
+  auto missing = UseLiteEncoder::Load(path + ".does-not-exist");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  fs::remove(path);
+}
+
+// A copy of the package's dist/ (as symbolic links) to break on purpose.
+class UseLiteConverterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(DistDir() + "/model.json")) {
+      FAIL() << "no USE-Lite package at " << DistDir() << "; run scripts/fetch_model.sh";
+    }
+    dir_ = testing::TempDir() + "/use_lite_dist_copy";
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    for (const auto& entry : fs::directory_iterator(DistDir())) {
+      fs::create_symlink(fs::absolute(entry.path()), dir_ + "/" + entry.path().filename().string());
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string dir_;
+};
+
+TEST_F(UseLiteConverterTest, MissingShardIsNotFoundNamingIt) {
+  fs::remove(dir_ + "/group1-shard3of7");
+  const Status status = ConvertUseLitePackage(dir_, dir_ + "/out.model");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_NE(status.message().find("group1-shard3of7"), std::string::npos) << status.ToString();
+  EXPECT_FALSE(fs::exists(dir_ + "/out.model"));
+}
+
+TEST_F(UseLiteConverterTest, ShortShardIsAByteCountError) {
+  const std::string shard = dir_ + "/group1-shard7of7";
+  const std::string bytes = ReadBytes(shard);
+  fs::remove(shard);
+  WriteBytes(shard, bytes.substr(0, bytes.size() - 4));
+  const Status status = ConvertUseLitePackage(dir_, dir_ + "/out.model");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("bytes"), std::string::npos) << status.ToString();
+}
+
+TEST_F(UseLiteConverterTest, MissingDirectoryIsNotFound) {
+  const Status status = ConvertUseLitePackage(dir_ + "/nowhere", dir_ + "/out.model");
+  EXPECT_EQ(status.code(), StatusCode::kNotFound) << status.ToString();
+}
+
+}  // namespace
+}  // namespace engram

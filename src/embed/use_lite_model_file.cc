@@ -1,0 +1,192 @@
+#include "src/embed/use_lite_model_file.h"
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "src/common/hash.h"
+
+static_assert(std::endian::native == std::endian::little,
+              "the USE-Lite model file is read and written as little-endian memory");
+
+namespace engram {
+namespace {
+
+constexpr size_t kMagicSize = 8;
+constexpr size_t kTrailerSize = sizeof(uint64_t);
+constexpr uint32_t kMaxRank = 4;
+
+template <typename T>
+void Put(T value, std::string* out) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out->append(bytes, sizeof(T));
+}
+
+void PutString(std::string_view text, std::string* out) {
+  Put(static_cast<uint32_t>(text.size()), out);
+  out->append(text);
+}
+
+// Reads fields from a byte range, failing once it runs out.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+
+  template <typename T>
+  bool Get(T* value) {
+    if (bytes_.size() - pos_ < sizeof(T)) return false;
+    std::memcpy(value, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+
+  bool GetString(std::string* text) {
+    uint32_t size = 0;
+    if (!Get(&size) || bytes_.size() - pos_ < size) return false;
+    text->assign(bytes_.data() + pos_, size);
+    pos_ += size;
+    return true;
+  }
+
+  bool GetFloats(size_t count, std::vector<float>* values) {
+    if ((bytes_.size() - pos_) / sizeof(float) < count) return false;
+    values->resize(count);
+    std::memcpy(values->data(), bytes_.data() + pos_, count * sizeof(float));
+    pos_ += count * sizeof(float);
+    return true;
+  }
+
+  bool AtEnd() const { return pos_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
+};
+
+Status Malformed(const std::string& path, const std::string& cause) {
+  return Corruption("embed: model file " + path + ": " + cause);
+}
+
+}  // namespace
+
+Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& path) {
+  std::string out;
+  out.append(kUseLiteModelMagic, kMagicSize);
+  Put(kUseLiteModelVersion, &out);
+  Put(model.max_tokens, &out);
+  Put(model.output_dim, &out);
+  Put(static_cast<uint32_t>(model.pieces.size()), &out);
+  Put(static_cast<uint32_t>(model.tensors.size()), &out);
+  for (const UseLiteTokenizer::Piece& piece : model.pieces) {
+    PutString(piece.text, &out);
+    Put(piece.score, &out);
+  }
+  for (const auto& [name, tensor] : model.tensors) {
+    size_t count = 1;
+    for (const uint32_t dim : tensor.shape) count *= dim;
+    if (tensor.shape.size() > kMaxRank || count != tensor.values.size()) {
+      return InvalidArgument("embed: write model file: tensor " + name + " has " +
+                             std::to_string(tensor.values.size()) +
+                             " values, not what its shape says");
+    }
+    PutString(name, &out);
+    Put(static_cast<uint32_t>(tensor.shape.size()), &out);
+    for (const uint32_t dim : tensor.shape) Put(dim, &out);
+    out.append(reinterpret_cast<const char*>(tensor.values.data()),
+               tensor.values.size() * sizeof(float));
+  }
+  Put(Fnv1a64(out), &out);
+
+  const std::string temp_path = path + ".tmp";
+  {
+    std::ofstream file(temp_path, std::ios::binary | std::ios::trunc);
+    if (!file) return IOError("embed: write model file: cannot create " + temp_path);
+    file.write(out.data(), static_cast<std::streamsize>(out.size()));
+    file.flush();
+    if (!file) return IOError("embed: write model file: cannot write " + temp_path);
+  }
+  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
+    const std::string cause = std::strerror(errno);
+    std::remove(temp_path.c_str());
+    return IOError("embed: write model file: cannot rename to " + path + ": " + cause);
+  }
+  return Status::OK();
+}
+
+Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return NotFound("embed: model file " + path + ": cannot open");
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad()) return IOError("embed: model file " + path + ": read failed");
+
+  if (bytes.size() < kMagicSize + kTrailerSize ||
+      std::memcmp(bytes.data(), kUseLiteModelMagic, kMagicSize) != 0) {
+    return Malformed(path, "not a USE-Lite model file (bad magic)");
+  }
+  const std::string_view body(bytes.data(), bytes.size() - kTrailerSize);
+  uint64_t stored_sum = 0;
+  std::memcpy(&stored_sum, bytes.data() + body.size(), kTrailerSize);
+  if (stored_sum != Fnv1a64(body)) {
+    return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
+  }
+
+  Reader reader(body.substr(kMagicSize));
+  UseLiteModelData model;
+  uint32_t version = 0;
+  uint32_t piece_count = 0;
+  uint32_t tensor_count = 0;
+  if (!reader.Get(&version)) return Malformed(path, "short header");
+  if (version != kUseLiteModelVersion) {
+    return NotSupported("embed: model file " + path + ": version " + std::to_string(version) +
+                        ", this build reads version " + std::to_string(kUseLiteModelVersion));
+  }
+  if (!reader.Get(&model.max_tokens) || !reader.Get(&model.output_dim) ||
+      !reader.Get(&piece_count) || !reader.Get(&tensor_count)) {
+    return Malformed(path, "short header");
+  }
+  // Each entry takes at least 12 bytes, which bounds a corrupt count.
+  if (piece_count > body.size() / 12 || tensor_count > body.size() / 8) {
+    return Malformed(path, "entry counts larger than the file");
+  }
+  model.pieces.resize(piece_count);
+  for (uint32_t i = 0; i < piece_count; ++i) {
+    if (!reader.GetString(&model.pieces[i].text) || !reader.Get(&model.pieces[i].score)) {
+      return Malformed(path, "vocabulary entry " + std::to_string(i) + " runs past the end");
+    }
+  }
+  for (uint32_t i = 0; i < tensor_count; ++i) {
+    std::string name;
+    uint32_t rank = 0;
+    if (!reader.GetString(&name) || !reader.Get(&rank)) {
+      return Malformed(path, "tensor " + std::to_string(i) + " runs past the end");
+    }
+    if (rank > kMaxRank) return Malformed(path, "tensor " + name + ": rank above 4");
+    UseLiteTensor tensor;
+    tensor.shape.resize(rank);
+    size_t count = 1;
+    for (uint32_t& dim : tensor.shape) {
+      if (!reader.Get(&dim)) return Malformed(path, "tensor " + name + ": short shape");
+      if (dim != 0 && count > std::numeric_limits<uint32_t>::max() / dim) {
+        return Malformed(path, "tensor " + name + ": shape too large");
+      }
+      count *= dim;
+    }
+    if (!reader.GetFloats(count, &tensor.values)) {
+      return Malformed(path, "tensor " + name + ": values run past the end");
+    }
+    if (!model.tensors.emplace(std::move(name), std::move(tensor)).second) {
+      return Malformed(path, "tensor " + std::to_string(i) + ": duplicate name");
+    }
+  }
+  if (!reader.AtEnd()) return Malformed(path, "bytes left after the last tensor");
+  return model;
+}
+
+}  // namespace engram
