@@ -1,0 +1,78 @@
+// CreateEmbedder: spec string -> provider (include/engram/embedder.h).
+#include <charconv>
+#include <filesystem>
+#include <string>
+
+#include "engram/embedder.h"
+#include "src/embed/hash_embedder.h"
+#include "src/embed/local_embedder.h"
+
+namespace engram {
+namespace {
+
+// Provider "null": no embeddings; the semantic signal stays off.
+class NullEmbedder final : public Embedder {
+ public:
+  const EmbeddingSpace& Space() const override { return space_; }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>&,
+                                                EmbedPurpose) const override {
+    return FailedPrecondition("embed: null provider: embeddings are turned off");
+  }
+
+ private:
+  EmbeddingSpace space_{"null", "none", 0};
+};
+
+constexpr size_t kDefaultHashDimension = 256;
+
+Result<size_t> HashDimension(const std::string& params) {
+  if (params.empty()) return kDefaultHashDimension;
+  if (params.rfind("dim=", 0) != 0) {
+    return InvalidArgument("embed: spec 'hash:" + params + "': expected hash:dim=N");
+  }
+  const std::string value = params.substr(4);
+  size_t dim = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), dim);
+  if (ec != std::errc() || ptr != value.data() + value.size() || dim < 8 || dim > 4096) {
+    return InvalidArgument("embed: spec 'hash:" + params +
+                           "': dim must be a whole number in 8..4096");
+  }
+  return dim;
+}
+
+}  // namespace
+
+std::string EmbeddingSpace::Key() const {
+  return provider + ":" + model + ":" + std::to_string(dimension);
+}
+
+Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
+                                                 const EmbedderOptions& options) {
+  const size_t colon = spec.find(':');
+  const std::string provider = spec.substr(0, colon);
+  const std::string params = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (provider == "null") return std::unique_ptr<Embedder>(new NullEmbedder());
+  if (provider == "hash") {
+    ENGRAM_ASSIGN_OR_RETURN(size_t dim, HashDimension(params));
+    return std::unique_ptr<Embedder>(new HashEmbedder(dim));
+  }
+  if (provider == "local") {
+    if (!params.empty() && params != "use-lite-en") {
+      return InvalidArgument("embed: spec '" + spec +
+                             "': the local provider has one model, use-lite-en");
+    }
+    const std::string path =
+        (std::filesystem::path(options.models_dir) / kUseLiteModelFileName).string();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      return NotFound("embed: local: no model at '" + path +
+                      "'; run 'make setup' (or use_lite_convert) to create it");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local, LocalEmbedder::Load(path));
+    return std::unique_ptr<Embedder>(std::move(local));
+  }
+  return InvalidArgument("embed: spec '" + spec +
+                         "': unknown provider (expected local, hash or null)");
+}
+
+}  // namespace engram

@@ -1,0 +1,95 @@
+#include "engram/embedder.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "src/embed/local_embedder.h"
+#include "src/embed/use_lite_converter.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+double Dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+TEST(HashEmbedderTest, DeterministicUnitVectorsOfTheAskedDimension) {
+  auto e = CreateEmbedder("hash:dim=64", {});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ((*e)->Space().Key(), "hash:fnv1a:64");
+  auto a = (*e)->Embed({"Postgres listens on port 5433", "a"}, EmbedPurpose::kDocument);
+  auto b = (*e)->Embed({"Postgres listens on port 5433"}, EmbedPurpose::kQuery);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->size(), 2u);
+  EXPECT_EQ((*a)[0], (*b)[0]);
+  for (const auto& v : *a) {
+    ASSERT_EQ(v.size(), 64u);
+    EXPECT_NEAR(Dot(v, v), 1.0, 1e-6);
+  }
+}
+
+TEST(HashEmbedderTest, SharedWordsMeanHigherCosine) {
+  auto e = CreateEmbedder("hash", {});
+  ASSERT_TRUE(e.ok());
+  auto v =
+      (*e)->Embed({"deploy the billing service", "deploying billing services", "lunch is at noon"},
+                  EmbedPurpose::kDocument);
+  ASSERT_TRUE(v.ok());
+  EXPECT_GT(Dot((*v)[0], (*v)[1]), Dot((*v)[0], (*v)[2]) + 0.3);
+}
+
+TEST(EmbedderFactoryTest, NullProviderAlwaysFails) {
+  auto e = CreateEmbedder("null", {});
+  ASSERT_TRUE(e.ok());
+  auto v = (*e)->Embed({"x"}, EmbedPurpose::kQuery);
+  EXPECT_EQ(v.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(EmbedderFactoryTest, BadSpecsAreClearErrors) {
+  EXPECT_NE(CreateEmbedder("word2vec", {}).status().message().find("unknown provider"),
+            std::string::npos);
+  EXPECT_NE(CreateEmbedder("hash:dim=3", {}).status().message().find("8..4096"), std::string::npos);
+  EXPECT_NE(CreateEmbedder("hash:size=3", {}).status().message().find("hash:dim=N"),
+            std::string::npos);
+  EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en"),
+            std::string::npos);
+  auto missing = CreateEmbedder("local", EmbedderOptions{"/nonexistent/models"});
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/nonexistent/models/use-lite-en.bin"),
+            std::string::npos);
+}
+
+TEST(LocalEmbedderTest, PrepareLowerCasesOnlyAllCapsText) {
+  EXPECT_EQ(LocalEmbedder::Prepare("DEPLOY ON THURSDAYS"), "deploy on thursdays");
+  EXPECT_EQ(LocalEmbedder::Prepare("Deploy on Thursdays"), "Deploy on Thursdays");
+  EXPECT_EQ(LocalEmbedder::Prepare("NASA launches"), "NASA launches");
+  EXPECT_EQ(LocalEmbedder::Prepare("12345"), "12345");
+}
+
+TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
+  testing::TempDir dir;
+  const Status converted = ConvertUseLitePackage(std::string(ENGRAM_MODEL_PACKAGE_DIR) + "/dist",
+                                                 dir.File(kUseLiteModelFileName));
+  ASSERT_TRUE(converted.ok()) << converted.ToString() << " (run scripts/fetch_model.sh)";
+  auto e = CreateEmbedder("local", EmbedderOptions{dir.path().string()});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ((*e)->Space().Key(), "local:use-lite-en:512");
+  auto v = (*e)->Embed({"The deploy happens on Thursdays.", "DEPLOYS HAPPEN ON THURSDAYS",
+                        "deploys happen on thursdays", "I like green tea."},
+                       EmbedPurpose::kDocument);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  for (const auto& x : *v) EXPECT_NEAR(Dot(x, x), 1.0, 1e-5);
+  // All caps embeds like its lower-case form, and paraphrases sit closer
+  // than unrelated text.
+  EXPECT_NEAR(Dot((*v)[1], (*v)[2]), 1.0, 1e-5);
+  EXPECT_GT(Dot((*v)[0], (*v)[2]), Dot((*v)[0], (*v)[3]));
+  EXPECT_FALSE((*e)->Embed({"bad \xff"}, EmbedPurpose::kQuery).ok());
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,45 @@
+#include "src/embed/local_embedder.h"
+
+#include <unicode/uchar.h>
+
+#include "src/common/unicode.h"
+#include "src/common/utf8.h"
+
+namespace engram {
+
+Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& model_path) {
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<UseLiteEncoder> encoder,
+                          UseLiteEncoder::Load(model_path));
+  return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder)));
+}
+
+LocalEmbedder::LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder)
+    : encoder_(std::move(encoder)), space_{"local", "use-lite-en", UseLiteEncoder::kDimension} {}
+
+std::string LocalEmbedder::Prepare(const std::string& text) {
+  bool upper = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const auto cp = static_cast<UChar32>(NextCodePoint(text, &pos));
+    if (u_islower(cp)) return text;
+    upper = upper || u_isupper(cp);
+  }
+  return upper ? NfkcCaseFold(text) : text;
+}
+
+Result<std::vector<std::vector<float>>> LocalEmbedder::Embed(const std::vector<std::string>& texts,
+                                                             EmbedPurpose) const {
+  std::vector<std::string> prepared;
+  prepared.reserve(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    size_t bad = 0;
+    if (!IsValidUtf8(texts[i], &bad)) {
+      return InvalidArgument("embed: local: text " + std::to_string(i) +
+                             ": invalid UTF-8 at byte " + std::to_string(bad + 1));
+    }
+    prepared.push_back(Prepare(texts[i]));
+  }
+  return encoder_->Embed(prepared);
+}
+
+}  // namespace engram

@@ -1,0 +1,45 @@
+// LocalEmbedder: the embedded USE-Lite model as an Embedder (provider
+// "local", model "use-lite-en", 512-d), in-process and offline.
+//
+// One preparation before the model: text written without any lower-case
+// letter but with upper-case ones ("DEPLOY ON THURSDAYS") is lower-cased
+// first. The model's tokenizer is case-sensitive and such text embeds to
+// near noise; lower-cased, it embeds like the sentence it is.
+//
+// Thread-safety: Embed is const and may run on several threads at once.
+#ifndef ENGRAM_SRC_EMBED_LOCAL_EMBEDDER_H_
+#define ENGRAM_SRC_EMBED_LOCAL_EMBEDDER_H_
+
+#include <memory>
+#include <string>
+
+#include "engram/embedder.h"
+#include "src/embed/use_lite_encoder.h"
+
+namespace engram {
+
+// File name of the converted model inside the models directory.
+inline constexpr char kUseLiteModelFileName[] = "use-lite-en.bin";
+
+class LocalEmbedder final : public Embedder {
+ public:
+  // Loads `model_path` (a file written by use_lite_convert).
+  static Result<std::unique_ptr<LocalEmbedder>> Load(const std::string& model_path);
+
+  const EmbeddingSpace& Space() const override { return space_; }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                EmbedPurpose purpose) const override;
+
+  // `text` as the model receives it (see above).
+  static std::string Prepare(const std::string& text);
+
+ private:
+  explicit LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder);
+
+  std::unique_ptr<UseLiteEncoder> encoder_;
+  EmbeddingSpace space_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_EMBED_LOCAL_EMBEDDER_H_
