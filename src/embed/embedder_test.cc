@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "src/embed/local_embedder.h"
-#include "src/embed/use_lite_converter.h"
-#include "tests/test_util.h"
 
 namespace engram {
 namespace {
+
+namespace fs = std::filesystem;
 
 double Dot(const std::vector<float>& a, const std::vector<float>& b) {
   double s = 0;
@@ -72,12 +72,10 @@ TEST(LocalEmbedderTest, PrepareLowerCasesOnlyAllCapsText) {
 }
 
 TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
-  testing::TempDir dir;
-  const Status converted = ConvertUseLitePackage(std::string(ENGRAM_MODEL_PACKAGE_DIR) + "/dist",
-                                                 dir.File(kUseLiteModelFileName));
-  ASSERT_TRUE(converted.ok()) << converted.ToString() << " (run scripts/fetch_model.sh)";
-  auto e = CreateEmbedder("local", EmbedderOptions{dir.path().string()});
-  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  // The model file use_lite_convert wrote at build time.
+  const std::string models_dir = fs::path(ENGRAM_TEST_MODEL_FILE).parent_path().string();
+  auto e = CreateEmbedder("local", EmbedderOptions{models_dir});
+  ASSERT_TRUE(e.ok()) << e.status().ToString() << " (run scripts/fetch_model.sh)";
   EXPECT_EQ((*e)->Space().Key(), "local:use-lite-en:512");
   auto v = (*e)->Embed({"The deploy happens on Thursdays.", "DEPLOYS HAPPEN ON THURSDAYS",
                         "deploys happen on thursdays", "I like green tea."},

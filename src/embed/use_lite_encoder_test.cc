@@ -50,19 +50,11 @@ double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
-// The package converted once into a temporary model file; empty when the
-// package is missing or the conversion failed (reported as a failure).
+// The package converted by use_lite_convert at build time; empty when the
+// file is missing (reported as a failure by the tests that need it).
 const std::string& ModelPath() {
-  static const std::string path = []() -> std::string {
-    if (!fs::exists(DistDir() + "/model.json")) return "";
-    std::string out = testing::TempDir() + "/use_lite_encoder_test.model";
-    const Status status = ConvertUseLitePackage(DistDir(), out);
-    if (!status.ok()) {
-      ADD_FAILURE() << status.ToString();
-      return "";
-    }
-    return out;
-  }();
+  static const std::string path =
+      fs::exists(ENGRAM_TEST_MODEL_FILE) ? std::string(ENGRAM_TEST_MODEL_FILE) : std::string();
   return path;
 }
 
