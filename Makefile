@@ -37,8 +37,11 @@ lint-format:
 format:
 	@scripts/check_format.sh --fix
 
-# Whole-process speed of import and search (needs ../shared/datasets).
+# Speed: whole-process import and search (needs ../shared/datasets), the
+# embedded model, and vector search against FAISS and hnswlib.
 bench: build
+	@scripts/setup.sh libfaiss-dev
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search
 	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
 
 results: build

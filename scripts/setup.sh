@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages engram needs that are missing, and nothing
 # else. Runs as root (or with sudo available). Safe to run repeatedly.
+# Arguments name extra packages (e.g. `make bench` adds libfaiss-dev).
 set -euo pipefail
 
 packages=(
   g++ make cmake ninja-build pkg-config
   libsqlite3-dev libicu-dev libssl-dev nlohmann-json3-dev libstemmer-dev
-  libcli11-dev libtomlplusplus-dev libopenblas-dev
+  libcli11-dev libtomlplusplus-dev libopenblas-dev libhnswlib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy python3
+  "$@"
 )
 
 missing=()

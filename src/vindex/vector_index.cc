@@ -1,0 +1,1 @@
+#include "src/vindex/vector_index.h"
