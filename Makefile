@@ -3,6 +3,7 @@
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 TEST_DIR ?= build-test
+TSAN_DIR ?= build-tsan
 
 .PHONY: all setup build demo test lint-format format bench results clean
 
@@ -12,17 +13,20 @@ setup:
 	@scripts/setup.sh
 	@scripts/fetch_model.sh >/dev/null
 
-# Release build; the CLI lands at ./build/engram.
+# Release build; the CLI lands at ./build/engram, and the embedded model is
+# converted into $ENGRAM_HOME/models (default ~/.local/share/engram/models).
 build: setup
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DENGRAM_BUILD_TESTS=OFF >/dev/null
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target engram
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target engram use_lite_convert
+	@scripts/install_model.sh ./$(BUILD_DIR)/use_lite_convert
 
 # Loads examples/memory.jsonl into a temporary store and runs searches.
 demo: build
 	@scripts/demo.sh ./$(BUILD_DIR)/engram
 
 # Every test, warnings as errors, under AddressSanitizer and UBSan, after
-# the format and lint checks.
+# the format and lint checks; then the threaded backfill tests again under
+# ThreadSanitizer.
 test: setup lint-format
 	@cmake -S . -B $(TEST_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
 	  -DENGRAM_SANITIZE=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
@@ -30,6 +34,10 @@ test: setup lint-format
 	@scripts/tidy.sh $(TEST_DIR)
 	@cd $(TEST_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest -j $(JOBS) --output-on-failure
+	@cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
+	  -DENGRAM_SANITIZE_THREAD=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
+	@cmake --build $(TSAN_DIR) -j $(JOBS) --target backfill_test
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./$(TSAN_DIR)/src/engine/backfill_test
 
 lint-format:
 	@scripts/check_format.sh
@@ -48,4 +56,4 @@ results: build
 	@scripts/results.sh ./$(BUILD_DIR)/engram
 
 clean:
-	rm -rf $(BUILD_DIR) $(TEST_DIR)
+	rm -rf $(BUILD_DIR) $(TEST_DIR) $(TSAN_DIR)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/embedder.h"
 #include "engram/explain.h"
 #include "engram/fact.h"
 #include "engram/options.h"
@@ -32,24 +33,53 @@ struct SearchResponse {
   size_t candidates = 0;                    // facts scored before the cut to k
   bool temporal_fallback = false;           // no lexical candidate: ranked by time
   std::vector<std::string> missing_scopes;  // searched scopes that hold no fact
+  bool semantic = false;                    // the query was embedded and vectors searched
+  size_t vector_candidates = 0;             // candidates found by the vector search
   // Problems that did not stop the search (e.g. access not recorded because
-  // another process held the write lock).
+  // another process held the write lock, the query could not be embedded).
   std::vector<std::string> warnings;
 };
 
 struct AddOutcome {
   Fact fact;
   bool created = false;  // false: merged into an existing fact
+  // The fact is stored but could not be embedded (it will be by backfill).
+  std::vector<std::string> warnings;
 };
 
 struct ImportOptions {
   // Called after each fact with (done, total). May be empty.
   std::function<void(size_t, size_t)> progress;
+  // Called after each batch of new facts is embedded, with (done, total).
+  std::function<void(size_t, size_t)> embed_progress;
 };
 
 struct ImportReport {
   size_t added = 0;
   size_t merged = 0;
+  size_t embedded = 0;  // new facts given a vector in the active space
+  // Facts stored without a vector (embedding failed); backfill retries them.
+  std::vector<std::string> warnings;
+};
+
+struct BackfillOptions {
+  // Most facts to embed; 0 means every fact that lacks a vector.
+  size_t limit = 0;
+  // Called after each batch with (done, total). May be empty.
+  std::function<void(size_t, size_t)> progress;
+};
+
+struct BackfillReport {
+  size_t embedded = 0;
+  size_t remaining = 0;               // facts still without a vector
+  std::vector<std::string> warnings;  // facts that could not be embedded
+};
+
+// One embedding space of the store.
+struct SpaceStats {
+  EmbeddingSpace space;
+  int64_t vectors = 0;
+  bool active = false;  // the space of the configured embedder
 };
 
 struct ListOptions {
@@ -73,6 +103,11 @@ struct StoreStats {
   std::vector<std::pair<std::string, int64_t>> scopes;  // scope, fact count
   int schema_version = 0;
   std::string db_path;
+  // The configured embedder's space; provider empty when keyword-only.
+  EmbeddingSpace active_space;
+  int64_t vectors = 0;          // vectors in the active space
+  int64_t missing_vectors = 0;  // facts without one
+  std::vector<SpaceStats> spaces;
 };
 
 class Engine {
@@ -109,6 +144,14 @@ class Engine {
   virtual Result<SearchResponse> Search(const std::string& query, const SearchOptions& options) = 0;
 
   virtual Result<StoreStats> Stats() = 0;
+
+  // Embeds facts that lack a vector in the active space, in batches, each
+  // batch committed on its own. FailedPrecondition when keyword-only.
+  virtual Result<BackfillReport> Backfill(const BackfillOptions& options) = 0;
+
+  // Deletes every embedding space but the active one, with its vectors and
+  // index files. Returns the number of vectors removed.
+  virtual Result<int64_t> PruneVectors() = 0;
 
   virtual const EngineOptions& options() const = 0;
 };

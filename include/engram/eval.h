@@ -33,7 +33,7 @@ struct EvalOptions {
   // Options of the temporary store (BM25, weights, ...); db_path and clock
   // are set by the evaluation.
   EngineOptions engine;
-  // Called with ("index" | "search", done, total). May be empty.
+  // Called with ("index" | "embed" | "search", done, total). May be empty.
   std::function<void(const std::string&, size_t, size_t)> progress;
 };
 

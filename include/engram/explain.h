@@ -4,6 +4,7 @@
 #ifndef ENGRAM_EXPLAIN_H_
 #define ENGRAM_EXPLAIN_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,15 +13,18 @@
 namespace engram {
 
 // One signal of one result: its raw value and its value after
-// normalisation over the candidates. `present` is false when the signal does
-// not apply (no lexical match, no vector).
+// normalisation over the candidates, and its rank among the candidates that
+// have it (1 = best; reciprocal rank fusion uses it). `present` is false when
+// the signal does not apply (no lexical match, no vector).
 struct SignalValue {
   bool present = false;
   double raw = 0.0;
   double normalized = 0.0;
+  size_t rank = 0;  // 0 when absent
 };
 
 struct Explanation {
+  SignalValue semantic;  // cosine with the query vector
   SignalValue lexical;
   SignalValue temporal;
   FusionWeights weights;                   // effective, after renormalisation

@@ -12,6 +12,8 @@
 
 namespace engram {
 
+class Embedder;
+
 // BM25 over content and tags (DESIGN §4), Lucene idf.
 struct Bm25Options {
   // Term-frequency saturation. Higher lets repeated terms count for more.
@@ -36,6 +38,8 @@ enum class FusionMode {
   kBlended,   // min-max normalised weighted sum of every signal present
   kLexical,   // BM25 only
   kTemporal,  // recency x use only
+  kSemantic,  // cosine only, over the vector candidates
+  kRrf,       // reciprocal rank fusion of the lexical and semantic rankings
 };
 
 // Weights of the blended score. Negative weights count as 0; when all are 0
@@ -49,9 +53,33 @@ struct FusionWeights {
 
 struct FusionOptions {
   FusionWeights weights;
+  // k of reciprocal rank fusion: score = sum over rankings of 1 / (k + rank).
+  // Default 60; range [1, 1000].
+  double rrf_k = 60.0;
   // When the query yields no lexical candidates, fall back to ranking every
   // fact of the scope by temporal score. Default true (the seed's behaviour).
   bool temporal_fallback = true;
+};
+
+// The semantic signal and its index (DESIGN §4, §6).
+struct VectorOptions {
+  // Vector hits below this cosine are not candidates. Default 0.25; range
+  // [-1, 1]. src/config picks a provider's own default when none is set.
+  double min_cosine = 0.25;
+  // Vector hits added to the lexical candidates per search. Default 12;
+  // range [0, 10000]. Semantic mode takes max(top_k, k).
+  size_t top_k = 12;
+  // A scope with at least this many vectors is searched with HNSW (persisted
+  // beside the database) instead of exactly. Default 50,000; 0 = always HNSW.
+  size_t hnsw_threshold = 50000;
+  // Most facts the background worker embeds after one search. Default 500.
+  size_t backfill_batch_max = 500;
+  // Facts embedded per call to the provider (add, import, backfill).
+  // Default 64.
+  size_t embed_batch = 64;
+  // Embed facts that lack a vector in a background thread after searches.
+  // Default true.
+  bool background_backfill = true;
 };
 
 // Limits that protect the store from bad input.
@@ -82,6 +110,11 @@ struct EngineOptions {
   TemporalOptions temporal;
   FusionOptions fusion;
   LimitOptions limits;
+  VectorOptions vector;
+  // Embeds facts and queries for the semantic signal; null means
+  // keyword-only. Its space (provider, model, dimension) selects the stored
+  // vectors used: other spaces' vectors are kept but never compared.
+  std::shared_ptr<const Embedder> embedder;
   // Time source; null means the system clock.
   std::shared_ptr<const Clock> clock;
 };

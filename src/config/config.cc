@@ -46,10 +46,18 @@ const std::vector<KeyDef>& Keys() {
       {"db", KeyType::kString, 0, 0, "SQLite database file; default <home>/memory.db",
        [](const ResolvedConfig& c) { return c.engine.db_path; },
        [](ResolvedConfig* c, const std::string& v) { c->engine.db_path = v; }},
+      {"embed.provider", KeyType::kString, 0, 0,
+       "embedding provider: local | hash[:dim=N] | null (keyword-only); default local",
+       [](const ResolvedConfig& c) { return c.embed_provider; },
+       [](ResolvedConfig* c, const std::string& v) { c->embed_provider = v; }},
+      {"embed.models_dir", KeyType::kString, 0, 0,
+       "directory of converted local models; default <home>/models",
+       [](const ResolvedConfig& c) { return c.models_dir; },
+       [](ResolvedConfig* c, const std::string& v) { c->models_dir = v; }},
       {"search.k", KeyType::kInt, 1, 10000, "results per search; default 10",
        [](const ResolvedConfig& c) { return std::to_string(c.search_k); },
        [](ResolvedConfig* c, const std::string& v) { c->search_k = std::stoul(v); }},
-      {"search.mode", KeyType::kMode, 0, 0, "fusion: blended | lexical | temporal; default blended",
+      {"search.mode", KeyType::kMode, 0, 0, "fusion: blended | lexical | semantic | rrf | temporal; default blended",
        [](const ResolvedConfig& c) { return std::string(FusionModeName(c.search_mode)); },
        [](ResolvedConfig* c, const std::string& v) { c->search_mode = *ParseFusionMode(v); }},
       ENGRAM_DOUBLE_KEY("bm25.k1", engine.bm25.k1, 0, 10,
@@ -61,11 +69,13 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_DOUBLE_KEY("temporal.half_life_days", engine.temporal.half_life_days, 0.001, 36500,
                         "days for recency to halve; default 30"),
       ENGRAM_DOUBLE_KEY("fusion.w_semantic", engine.fusion.weights.semantic, 0, 1,
-                        "blend weight of the semantic signal; default 0.55"),
+                        "blend weight of the semantic signal; default per provider, 0.55"),
       ENGRAM_DOUBLE_KEY("fusion.w_lexical", engine.fusion.weights.lexical, 0, 1,
-                        "blend weight of the lexical signal; default 0.30"),
+                        "blend weight of the lexical signal; default per provider, 0.30"),
       ENGRAM_DOUBLE_KEY("fusion.w_temporal", engine.fusion.weights.temporal, 0, 1,
                         "blend weight of the temporal signal; default 0.15"),
+      ENGRAM_DOUBLE_KEY("fusion.rrf_k", engine.fusion.rrf_k, 1, 1000,
+                        "k of reciprocal rank fusion (mode rrf); default 60"),
       {"fusion.temporal_fallback", KeyType::kBool, 0, 0,
        "rank by recency when nothing matches; default true",
        [](const ResolvedConfig& c) {
@@ -73,6 +83,31 @@ const std::vector<KeyDef>& Keys() {
        },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.fusion.temporal_fallback = v == "true";
+       }},
+      ENGRAM_DOUBLE_KEY("vector.min_cosine", engine.vector.min_cosine, -1, 1,
+                        "cosine floor of vector candidates; default per provider, 0.25"),
+      {"vector.top_k", KeyType::kInt, 0, 10000, "vector hits added to the candidates; default 12",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.top_k); },
+       [](ResolvedConfig* c, const std::string& v) { c->engine.vector.top_k = std::stoul(v); }},
+      {"vector.hnsw_threshold", KeyType::kInt, 0, 1e9,
+       "vectors in a scope from which HNSW replaces exact search; default 50000",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.hnsw_threshold); },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.vector.hnsw_threshold = std::stoul(v);
+       }},
+      {"vector.backfill_batch_max", KeyType::kInt, 1, 100000,
+       "most facts embedded in the background after one search; default 500",
+       [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.backfill_batch_max); },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.vector.backfill_batch_max = std::stoul(v);
+       }},
+      {"vector.background_backfill", KeyType::kBool, 0, 0,
+       "embed facts that lack a vector in the background; default true",
+       [](const ResolvedConfig& c) {
+         return std::string(c.engine.vector.background_backfill ? "true" : "false");
+       },
+       [](ResolvedConfig* c, const std::string& v) {
+         c->engine.vector.background_backfill = v == "true";
        }},
       {"limits.max_content_bytes", KeyType::kInt, 16, 64 << 20,
        "largest fact content in bytes; default 1048576",
@@ -195,11 +230,26 @@ std::string_view ConfigSourceName(ConfigSource source) {
   return "?";
 }
 
+ProviderDefaults DefaultsForProvider(const std::string& provider_spec) {
+  const std::string provider = provider_spec.substr(0, provider_spec.find(':'));
+  ProviderDefaults d;
+  if (provider == "local") {
+    // USE-Lite: the blend is best with about 0.4 of semantic + lexical on
+    // the semantic side, and its cosines run high for unrelated text.
+    d.weights = FusionWeights{0.34, 0.51, 0.15};
+    d.min_cosine = 0.25;
+  }
+  return d;
+}
+
 Result<FusionMode> ParseFusionMode(const std::string& text) {
   if (text == "blended") return FusionMode::kBlended;
   if (text == "lexical") return FusionMode::kLexical;
   if (text == "temporal") return FusionMode::kTemporal;
-  return InvalidArgument("unknown mode '" + text + "' (expected blended, lexical or temporal)");
+  if (text == "semantic") return FusionMode::kSemantic;
+  if (text == "rrf") return FusionMode::kRrf;
+  return InvalidArgument("unknown mode '" + text +
+                         "' (expected blended, lexical, semantic, rrf or temporal)");
 }
 
 std::string_view FusionModeName(FusionMode mode) {
@@ -210,6 +260,10 @@ std::string_view FusionModeName(FusionMode mode) {
       return "lexical";
     case FusionMode::kTemporal:
       return "temporal";
+    case FusionMode::kSemantic:
+      return "semantic";
+    case FusionMode::kRrf:
+      return "rrf";
   }
   return "?";
 }
@@ -255,6 +309,13 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
 
   for (const KeyDef& def : Keys()) {
     if (std::string(def.key) == "db") config.engine.db_path = config.home + "/memory.db";
+    if (std::string(def.key) == "embed.models_dir") config.models_dir = config.home + "/models";
+    if (std::string(def.key) == "fusion.w_semantic") {
+      // Keys below default to the provider's own values (settled by now).
+      const ProviderDefaults d = DefaultsForProvider(config.embed_provider);
+      config.engine.fusion.weights = d.weights;
+      config.engine.vector.min_cosine = d.min_cosine;
+    }
     ConfigEntry entry{def.key, def.get(config), ConfigSource::kDefault, "", def.help};
     struct Layer {
       ConfigSource source;

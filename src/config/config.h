@@ -44,8 +44,10 @@ struct ConfigEntry {
 };
 
 struct ResolvedConfig {
-  EngineOptions engine;
+  EngineOptions engine;     // `embedder` is left null: see embed_provider
   std::string home;         // data directory
+  std::string embed_provider = "local";  // spec for CreateEmbedder
+  std::string models_dir;                // <home>/models unless set
   std::string config_path;  // the file consulted (may not exist)
   size_t search_k = 10;
   FusionMode search_mode = FusionMode::kBlended;
@@ -60,7 +62,17 @@ using ConfigFlags = std::map<std::string, std::string>;
 // read or parsed; bad values become warnings.
 Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags);
 
-// Parses "blended" / "lexical" / "temporal".
+// The defaults that depend on the embedding provider: the blend weights and
+// the cosine floor suit the provider's cosine distribution (docs/CONFIG.md
+// and docs/RESULTS.md say how they were chosen).
+struct ProviderDefaults {
+  FusionWeights weights;
+  double min_cosine = 0.25;
+};
+// `provider_spec` as given to CreateEmbedder ("local", "hash:dim=64", ...).
+ProviderDefaults DefaultsForProvider(const std::string& provider_spec);
+
+// Parses "blended" / "lexical" / "semantic" / "rrf" / "temporal".
 Result<FusionMode> ParseFusionMode(const std::string& text);
 std::string_view FusionModeName(FusionMode mode);
 

@@ -42,10 +42,6 @@ Result<size_t> HashDimension(const std::string& params) {
 
 }  // namespace
 
-std::string EmbeddingSpace::Key() const {
-  return provider + ":" + model + ":" + std::to_string(dimension);
-}
-
 Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
                                                  const EmbedderOptions& options) {
   const size_t colon = spec.find(':');

@@ -50,13 +50,24 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 }
 
 EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store)
-    : options_(std::move(options)), store_(std::move(store)) {}
+    : options_(std::move(options)), store_(std::move(store)), vectors_(store_->db()) {
+  if (options_.embedder) {
+    auto found = vectors_.FindSpace(options_.embedder->Space());
+    if (found.ok()) space_id_ = *found;
+    if (options_.vector.background_backfill) {
+      worker_ = std::make_unique<BackfillWorker>(
+          [this](const std::atomic<bool>& stop) { BackfillStep(stop); });
+    }
+  }
+}
+
+EngineImpl::~EngineImpl() { worker_.reset(); }
 
 Status EngineImpl::Validate(const NewFact& fact) const {
   return ValidateNewFact(fact, options_.limits);
 }
 
-Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now) {
+Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now, int64_t* rowid) {
   ENGRAM_RETURN_IF_ERROR(ValidateNewFact(in, options_.limits));
   FactRow row;
   row.fact = BuildFact(in, now);
@@ -80,43 +91,69 @@ Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now) {
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
   std::tie(row.content_terms, row.tags_terms) = TermCounts(row.fact.content, row.fact.tags);
   ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
+  *rowid = store_->db()->LastInsertRowid();
   outcome.fact = std::move(row.fact);
   outcome.created = true;
   return outcome;
 }
 
 Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
-  std::lock_guard lock(mutex_);
   NewFact in = fact;
   const Timestamp now = options_.clock->NowMillis();
   // Adding again bumps updated_at even when the caller gave no time.
   if (!in.updated_at && !in.created_at) in.updated_at = now;
   Result<AddOutcome> result = Internal("engine: add: not run");
-  Status s = store_->Transact([&] {
-    result = AddLocked(in, now);
-    return result.status();
-  });
-  if (!s.ok()) return s.WithContext("engine: add");
+  int64_t rowid = 0;
+  {
+    std::lock_guard lock(mutex_);
+    Status s = store_->Transact([&] {
+      result = AddLocked(in, now, &rowid);
+      return result.status();
+    });
+    if (!s.ok()) return s.WithContext("engine: add");
+  }
+  if (result->created && options_.embedder) {
+    const std::vector<FactToEmbed> todo = {{rowid, result->fact.id, result->fact.content}};
+    auto embedded = EmbedAndStore(todo, nullptr, {}, &result->warnings);
+    if (!embedded.ok()) result->warnings.push_back(embedded.status().message());
+  }
   return result;
 }
 
 Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
                                         const ImportOptions& options) {
-  std::lock_guard lock(mutex_);
   const Timestamp now = options_.clock->NowMillis();
   ImportReport report;
-  Status s = store_->Transact([&]() -> Status {
-    for (size_t i = 0; i < facts.size(); ++i) {
-      auto outcome = AddLocked(facts[i], now);
-      if (!outcome.ok()) {
-        return outcome.status().WithContext("engine: import: fact " + std::to_string(i + 1));
+  std::vector<FactToEmbed> created;
+  {
+    std::lock_guard lock(mutex_);
+    Status s = store_->Transact([&]() -> Status {
+      for (size_t i = 0; i < facts.size(); ++i) {
+        int64_t rowid = 0;
+        auto outcome = AddLocked(facts[i], now, &rowid);
+        if (!outcome.ok()) {
+          return outcome.status().WithContext("engine: import: fact " + std::to_string(i + 1));
+        }
+        ++(outcome->created ? report.added : report.merged);
+        if (outcome->created && options_.embedder) {
+          created.push_back({rowid, outcome->fact.id, outcome->fact.content});
+        }
+        if (options.progress) options.progress(i + 1, facts.size());
       }
-      ++(outcome->created ? report.added : report.merged);
-      if (options.progress) options.progress(i + 1, facts.size());
+      return Status::OK();
+    });
+    if (!s.ok()) return s;
+  }
+  // The facts are committed; their vectors follow batch by batch. A failure
+  // here leaves facts without vectors, which backfill completes.
+  if (!created.empty()) {
+    auto embedded = EmbedAndStore(created, nullptr, options.embed_progress, &report.warnings);
+    if (embedded.ok()) {
+      report.embedded = *embedded;
+    } else {
+      report.warnings.push_back(embedded.status().message());
     }
-    return Status::OK();
-  });
-  if (!s.ok()) return s;
+  }
   return report;
 }
 
@@ -169,7 +206,19 @@ Status EngineImpl::Export(const std::vector<std::string>& scopes,
 
 Result<StoreStats> EngineImpl::Stats() {
   std::lock_guard lock(mutex_);
-  return store_->Stats();
+  ENGRAM_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());
+  if (options_.embedder) stats.active_space = options_.embedder->Space();
+  stats.missing_vectors = options_.embedder ? stats.facts : 0;
+  for (const SpaceInfo& info : spaces) {
+    const bool active = options_.embedder && info.space.Key() == stats.active_space.Key();
+    stats.spaces.push_back(SpaceStats{info.space, info.vectors, active});
+    if (active) {
+      stats.vectors = info.vectors;
+      ENGRAM_ASSIGN_OR_RETURN(stats.missing_vectors, vectors_.CountMissing(info.id));
+    }
+  }
+  return stats;
 }
 
 }  // namespace engram

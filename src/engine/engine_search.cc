@@ -1,9 +1,14 @@
-// EngineImpl::Search: candidates from the lexical index (or, failing that,
-// every fact of the scopes by recency), fused into one ranking. All reads
+// EngineImpl::Search (DESIGN §4): candidates are the lexical hits united
+// with the top vector_top_k vector hits above min_cosine; every candidate
+// gets every signal it has (a lexical candidate with a vector gets its true
+// cosine); the signals are fused into one ranking. When there is no
+// candidate at all, blended and rrf fall back to every fact of the scopes by
+// recency. The query is embedded before the lock is taken; all reads then
 // happen in one read transaction, so a concurrent write cannot make the
 // statistics, the matches and the loaded facts disagree.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/common/utf8.h"
@@ -11,8 +16,32 @@
 #include "src/lexical/lexical_searcher.h"
 #include "src/rank/fusion.h"
 #include "src/rank/temporal.h"
+#include "src/vindex/vector_math.h"
 
 namespace engram {
+namespace {
+
+bool UsesLexical(FusionMode mode) {
+  return mode == FusionMode::kBlended || mode == FusionMode::kLexical || mode == FusionMode::kRrf;
+}
+
+bool UsesSemantic(FusionMode mode) {
+  return mode == FusionMode::kBlended || mode == FusionMode::kSemantic || mode == FusionMode::kRrf;
+}
+
+// One candidate as gathered, before fusion.
+struct Gathered {
+  int64_t rowid = 0;
+  std::string id;
+  std::string scope;
+  std::optional<double> lexical;
+  std::optional<double> semantic;
+  int64_t access_count = 0;
+  Timestamp last_accessed = 0;
+  std::vector<size_t> matched;  // query term indexes
+};
+
+}  // namespace
 
 Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
   size_t bad = 0;
@@ -26,56 +55,113 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   response.query_terms = lexical_query.terms;
   response.language = lexical_query.language;
 
+  // The query vector, outside the lock: embedding is the slow part.
+  std::vector<float> query_vector;
+  if (options_.embedder && UsesSemantic(options.mode) && !query.empty()) {
+    auto embedded = options_.embedder->Embed({query}, EmbedPurpose::kQuery);
+    Status ok = embedded.ok() ? Status::OK() : embedded.status();
+    if (ok.ok() && embedded->size() == 1) {
+      query_vector = std::move((*embedded)[0]);
+      ok = CheckVector(query_vector, options_.embedder->Space().dimension);
+      if (ok.ok()) ok = NormalizeInPlace(query_vector);
+    }
+    if (!ok.ok()) {
+      response.warnings.push_back("semantic signal off for this search: query not embedded: " +
+                                  ok.message());
+      query_vector.clear();
+    }
+  } else if (!options_.embedder && options.mode == FusionMode::kSemantic) {
+    return FailedPrecondition(
+        "engine: search: semantic mode needs an embedding provider; none is configured");
+  }
+
   std::lock_guard lock(mutex_);
   const Timestamp now = options_.clock->NowMillis();
-  std::vector<LexicalHit> hits;
+  std::vector<Gathered> gathered;
   std::vector<StoredFact> facts;
   FusionResult fused;
+  bool missing_vectors = false;
   Status read = store_->ReadTransact([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store_->MissingScopes(scopes));
-    bool lexical_scored = false;
-    if (options.mode != FusionMode::kTemporal) {
-      ENGRAM_ASSIGN_OR_RETURN(hits,
+    std::unordered_map<int64_t, size_t> by_rowid;
+    if (UsesLexical(options.mode)) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
                               SearchLexical(store_->db(), lexical_query, scopes, options_.bm25));
-      lexical_scored = true;
+      for (LexicalHit& h : hits) {
+        by_rowid[h.rowid] = gathered.size();
+        gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
+                                    std::nullopt, h.access_count, h.last_accessed,
+                                    std::move(h.matched)});
+      }
     }
+    if (!query_vector.empty() && space_id_ != 0) {
+      VectorCache* cache = CacheLocked();
+      ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->db()->QueryInt("PRAGMA data_version"));
+      ENGRAM_RETURN_IF_ERROR(cache->Sync(&vectors_, scopes, version, &response.warnings));
+      response.semantic = true;
+      const size_t top_k = options.mode == FusionMode::kSemantic
+                               ? std::max(options.k, options_.vector.top_k)
+                               : options_.vector.top_k;
+      ENGRAM_ASSIGN_OR_RETURN(
+          std::vector<VectorHit> vector_hits,
+          cache->Search(query_vector, scopes, top_k, options_.vector.min_cosine));
+      response.vector_candidates = vector_hits.size();
+      std::vector<int64_t> new_rowids;
+      for (const VectorHit& v : vector_hits) {
+        if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
+      }
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store_->RankInputsOf(new_rowids));
+      for (RankInput& r : inputs) {
+        by_rowid[r.rowid] = gathered.size();
+        gathered.push_back(Gathered{r.rowid, std::move(r.id), std::move(r.scope), std::nullopt,
+                                    std::nullopt, r.access_count, r.last_accessed, {}});
+      }
+      // Every candidate's true cosine, whichever way it came in.
+      for (Gathered& g : gathered) {
+        const std::optional<float> cosine = cache->Score(query_vector, g.scope, g.rowid);
+        if (cosine) {
+          g.semantic = *cosine;
+        } else {
+          missing_vectors = true;
+        }
+      }
+    } else if (options_.embedder && UsesSemantic(options.mode) && space_id_ == 0) {
+      missing_vectors = true;
+    }
+    const bool fallback_mode = options.mode == FusionMode::kBlended ||
+                               options.mode == FusionMode::kRrf;
     if (options.mode == FusionMode::kTemporal ||
-        (hits.empty() && options.mode == FusionMode::kBlended &&
-         options_.fusion.temporal_fallback)) {
+        (gathered.empty() && fallback_mode && options_.fusion.temporal_fallback)) {
       response.temporal_fallback = options.mode != FusionMode::kTemporal;
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store_->RankInputs(scopes));
-      hits.clear();
+      gathered.clear();
       for (RankInput& r : all) {
-        LexicalHit h;
-        h.rowid = r.rowid;
-        h.id = std::move(r.id);
-        h.scope = std::move(r.scope);
-        h.access_count = r.access_count;
-        h.last_accessed = r.last_accessed;
-        hits.push_back(std::move(h));
+        gathered.push_back(Gathered{r.rowid, std::move(r.id), std::move(r.scope), std::nullopt,
+                                    std::nullopt, r.access_count, r.last_accessed, {}});
       }
-      lexical_scored = false;
     }
     std::vector<FusionCandidate> candidates;
-    candidates.reserve(hits.size());
-    for (const LexicalHit& h : hits) {
+    candidates.reserve(gathered.size());
+    for (const Gathered& g : gathered) {
       FusionCandidate c;
-      c.id = h.id;
-      c.scope = h.scope;
-      if (lexical_scored) c.lexical = h.score;
-      c.temporal = TemporalScore(h.access_count, h.last_accessed, now, options_.temporal);
+      c.id = g.id;
+      c.scope = g.scope;
+      c.lexical = g.lexical;
+      c.semantic = g.semantic;
+      c.temporal = TemporalScore(g.access_count, g.last_accessed, now, options_.temporal);
       candidates.push_back(std::move(c));
     }
     response.candidates = candidates.size();
-    fused = Fuse(candidates, options.mode, options_.fusion.weights);
+    fused = Fuse(candidates, options.mode, options_.fusion);
     fused.ranked.resize(std::min(options.k, fused.ranked.size()));
     std::vector<int64_t> rowids;
     rowids.reserve(fused.ranked.size());
-    for (const FusedCandidate& c : fused.ranked) rowids.push_back(hits[c.index].rowid);
+    for (const FusedCandidate& c : fused.ranked) rowids.push_back(gathered[c.index].rowid);
     ENGRAM_ASSIGN_OR_RETURN(facts, store_->GetByRowids(rowids));
     return Status::OK();
   });
   if (!read.ok()) return read.WithContext("engine: search");
+  if (missing_vectors && worker_) worker_->Poke();
 
   if (options.record_access && !facts.empty()) {
     std::vector<int64_t> rowids;
@@ -102,11 +188,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     hit.score = c.score;
     if (options.explain) {
       Explanation& e = hit.explanation;
+      e.semantic = c.semantic;
       e.lexical = c.lexical;
       e.temporal = c.temporal;
       e.weights = fused.weights;
       e.final_score = c.score;
-      for (size_t t : hits[c.index].matched) e.matched_terms.push_back(lexical_query.terms[t]);
+      for (size_t t : gathered[c.index].matched) e.matched_terms.push_back(lexical_query.terms[t]);
     }
     response.hits.push_back(std::move(hit));
   }

@@ -101,6 +101,9 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     import_options.progress = [&](size_t done, size_t total) {
       options.progress("index", done, total);
     };
+    import_options.embed_progress = [&](size_t done, size_t total) {
+      options.progress("embed", done, total);
+    };
   }
   // Fact id per corpus row, to map results back to every row they stand for.
   std::unordered_map<std::string, std::vector<std::string>> doc_ids_of;

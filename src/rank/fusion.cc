@@ -8,23 +8,50 @@ namespace {
 
 constexpr double kMinSpread = 1e-12;
 
-// Min-max normalisation of an optional signal; absent values count as 0.
+// Min-max normalisation of an optional signal over the candidates. An absent
+// value counts as `absent` when given (BM25 of a fact that matched no term
+// is 0), and otherwise takes no part and normalises to 0, the minimum (a
+// fact without a vector has no cosine).
 void MinMax(const std::vector<FusionCandidate>& in, std::optional<double> FusionCandidate::*field,
-            SignalValue FusedCandidate::*out, std::vector<FusedCandidate>* fused) {
+            std::optional<double> absent, SignalValue FusedCandidate::*out,
+            std::vector<FusedCandidate>* fused) {
   double lo = std::numeric_limits<double>::infinity();
   double hi = -lo;
   for (const auto& c : in) {
-    const double v = (c.*field).value_or(0.0);
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+    const std::optional<double> v = (c.*field).has_value() ? c.*field : absent;
+    if (!v) continue;
+    lo = std::min(lo, *v);
+    hi = std::max(hi, *v);
   }
   const double spread = hi - lo;
   for (size_t i = 0; i < in.size(); ++i) {
     SignalValue& s = (*fused)[i].*out;
     s.present = (in[i].*field).has_value();
-    s.raw = (in[i].*field).value_or(0.0);
-    s.normalized = spread > kMinSpread ? (s.raw - lo) / spread : 0.0;
+    s.raw = (in[i].*field).value_or(absent.value_or(0.0));
+    s.normalized = s.present && spread > kMinSpread ? (s.raw - lo) / spread : 0.0;
+    if (!s.present && absent && spread > kMinSpread) s.normalized = (*absent - lo) / spread;
   }
+}
+
+// Less-than of the final order: by score descending, then id, then scope.
+bool RanksBefore(const std::vector<FusionCandidate>& in, double score_a, size_t a, double score_b,
+                 size_t b) {
+  if (score_a != score_b) return score_a > score_b;
+  if (in[a].id != in[b].id) return in[a].id < in[b].id;
+  return in[a].scope < in[b].scope;
+}
+
+// Fills SignalValue::rank (1 = best) for the candidates that have the signal.
+void Rank(const std::vector<FusionCandidate>& in, SignalValue FusedCandidate::*signal,
+          std::vector<FusedCandidate>* fused) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (((*fused)[i].*signal).present) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return RanksBefore(in, ((*fused)[a].*signal).raw, a, ((*fused)[b].*signal).raw, b);
+  });
+  for (size_t r = 0; r < order.size(); ++r) ((*fused)[order[r]].*signal).rank = r + 1;
 }
 
 }  // namespace
@@ -46,7 +73,7 @@ FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic
 }
 
 FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
-                  const FusionWeights& weights) {
+                  const FusionOptions& options) {
   FusionResult result;
   std::vector<FusedCandidate> fused(candidates.size());
   bool has_semantic = false;
@@ -58,13 +85,16 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
     has_lexical |= candidates[i].lexical.has_value();
     temporal_max = std::max(temporal_max, candidates[i].temporal);
   }
-  MinMax(candidates, &FusionCandidate::lexical, &FusedCandidate::lexical, &fused);
-  MinMax(candidates, &FusionCandidate::semantic, &FusedCandidate::semantic, &fused);
+  MinMax(candidates, &FusionCandidate::lexical, 0.0, &FusedCandidate::lexical, &fused);
+  MinMax(candidates, &FusionCandidate::semantic, std::nullopt, &FusedCandidate::semantic, &fused);
   const double temporal_scale = std::max(1.0, temporal_max);
   for (size_t i = 0; i < candidates.size(); ++i) {
     fused[i].temporal =
-        SignalValue{true, candidates[i].temporal, candidates[i].temporal / temporal_scale};
+        SignalValue{true, candidates[i].temporal, candidates[i].temporal / temporal_scale, 0};
   }
+  Rank(candidates, &FusedCandidate::lexical, &fused);
+  Rank(candidates, &FusedCandidate::semantic, &fused);
+  Rank(candidates, &FusedCandidate::temporal, &fused);
 
   switch (mode) {
     case FusionMode::kLexical:
@@ -75,8 +105,22 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
       result.weights = FusionWeights{0, 0, 1};
       for (auto& f : fused) f.score = f.temporal.raw;
       break;
+    case FusionMode::kSemantic:
+      result.weights = FusionWeights{1, 0, 0};
+      for (auto& f : fused) f.score = f.semantic.present ? f.semantic.raw : -1.0;
+      break;
+    case FusionMode::kRrf:
+      result.weights = FusionWeights{has_semantic ? 1.0 : 0.0, has_lexical ? 1.0 : 0.0, 0};
+      for (auto& f : fused) {
+        f.score = 0;
+        if (f.lexical.present) f.score += 1.0 / (options.rrf_k + static_cast<double>(f.lexical.rank));
+        if (f.semantic.present) {
+          f.score += 1.0 / (options.rrf_k + static_cast<double>(f.semantic.rank));
+        }
+      }
+      break;
     case FusionMode::kBlended:
-      result.weights = EffectiveWeights(weights, has_semantic, has_lexical, true);
+      result.weights = EffectiveWeights(options.weights, has_semantic, has_lexical, true);
       for (auto& f : fused) {
         f.score = result.weights.semantic * f.semantic.normalized +
                   result.weights.lexical * f.lexical.normalized +
@@ -85,11 +129,7 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
       break;
   }
   std::sort(fused.begin(), fused.end(), [&](const FusedCandidate& a, const FusedCandidate& b) {
-    if (a.score != b.score) return a.score > b.score;
-    const FusionCandidate& ca = candidates[a.index];
-    const FusionCandidate& cb = candidates[b.index];
-    if (ca.id != cb.id) return ca.id < cb.id;
-    return ca.scope < cb.scope;
+    return RanksBefore(candidates, a.score, a.index, b.score, b.index);
   });
   result.ranked = std::move(fused);
   return result;

@@ -1,13 +1,19 @@
 // Fusion: one score per candidate from its signals (DESIGN §4). Pure.
 //
 // blended: lexical and semantic are min-max normalised over the candidates
-//   (a spread <= 1e-12 normalises to 0; a candidate without the signal
-//   counts as its minimum, 0); temporal is scaled on its own absolute scale,
+//   (a spread <= 1e-12 normalises to 0; a candidate without a lexical match
+//   counts as BM25 0, one without a vector takes no part in the semantic
+//   range and normalises to 0); temporal is scaled on its own absolute scale,
 //   raw / max(1, largest raw among candidates), so uniformly old facts add ~0
 //   instead of min-max noise. final = sum of weight x normalised value, the
 //   weights being those of the signals present, renormalised to sum to 1.
-// lexical / temporal: the raw value of that signal alone.
-// Ties break by id, then scope, ascending, so rankings are deterministic.
+// lexical / semantic / temporal: the raw value of that signal alone (a
+//   candidate without the signal scores 0 for lexical, -1 for semantic).
+// rrf: sum over the lexical and semantic rankings of 1 / (rrf_k + rank),
+//   a candidate counting only in the rankings it appears in.
+// Every signal also gets its rank among the candidates that have it.
+// Ties break by id, then scope, ascending, so rankings are deterministic;
+// the same order ranks within a signal.
 #ifndef ENGRAM_SRC_RANK_FUSION_H_
 #define ENGRAM_SRC_RANK_FUSION_H_
 
@@ -47,7 +53,7 @@ FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic
                                bool has_temporal);
 
 FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
-                  const FusionWeights& weights);
+                  const FusionOptions& options);
 
 }  // namespace engram
 

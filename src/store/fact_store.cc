@@ -14,6 +14,12 @@
 namespace engram {
 namespace {
 
+// Columns: rowid, id, scope, access_count, last_accessed.
+RankInput ReadRankInput(const SqliteStatement& s) {
+  return RankInput{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2), s.ColumnInt(3),
+                   s.ColumnInt(4)};
+}
+
 constexpr char kFactColumns[] =
     "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
     "last_accessed, access_count, confidence, metadata";
@@ -179,8 +185,22 @@ Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::stri
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(RankInput{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2), s.ColumnInt(3),
-                            s.ColumnInt(4)});
+    out.push_back(ReadRankInput(s));
+  }
+  return out;
+}
+
+Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t>& rowids) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT rowid, id, scope, access_count, last_accessed FROM facts "
+                   "WHERE rowid = ?1"));
+  std::vector<RankInput> out;
+  for (int64_t rowid : rowids) {
+    s.BindInt(1, rowid);
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (row) out.push_back(ReadRankInput(s));
+    s.Reset();
   }
   return out;
 }

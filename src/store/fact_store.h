@@ -78,6 +78,9 @@ class FactStore {
 
   // Every fact of the scopes (default scope when empty), for recency ranking.
   Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes);
+  // The same for the facts at `rowids`, in order; rows that are gone are
+  // skipped.
+  Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids);
   // The scopes (default scope when empty) that hold no fact.
   Result<std::vector<std::string>> MissingScopes(const std::vector<std::string>& scopes);
 

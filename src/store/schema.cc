@@ -47,6 +47,31 @@ CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, tags ON facts BEGIN
   INSERT INTO facts_fts(rowid, content, tags) VALUES (new.rowid, new.content, new.tags);
 END;
 )sql",
+      // 1 -> 2: embedding spaces and their vectors (DESIGN §6). A vector's
+      // rowid never comes back after a delete (AUTOINCREMENT), so a
+      // persisted index can tell a new vector from an old one by label.
+      // Deleting a fact deletes its vectors in every space.
+      R"sql(
+CREATE TABLE embedding_spaces(
+  id INTEGER PRIMARY KEY,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE(provider, model, dimension)
+);
+CREATE TABLE fact_vectors(
+  rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+  space_id INTEGER NOT NULL,
+  fact_rowid INTEGER NOT NULL,
+  vector BLOB NOT NULL,
+  UNIQUE(space_id, fact_rowid)
+);
+CREATE INDEX fact_vectors_fact ON fact_vectors(fact_rowid);
+CREATE TRIGGER facts_vectors_delete AFTER DELETE ON facts BEGIN
+  DELETE FROM fact_vectors WHERE fact_rowid = old.rowid;
+END;
+)sql",
   };
   return migrations;
 }

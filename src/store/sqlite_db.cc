@@ -50,6 +50,9 @@ void SqliteStatement::BindDouble(int index, double value) {
   sqlite3_bind_double(stmt_, index, value);
 }
 void SqliteStatement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
+void SqliteStatement::BindBlob(int index, const void* data, size_t size) {
+  sqlite3_bind_blob64(stmt_, index, data, size, SQLITE_TRANSIENT);
+}
 
 Result<bool> SqliteStatement::Step() {
   const int rc = sqlite3_step(stmt_);

@@ -32,6 +32,8 @@ class SqliteStatement {
   void BindInt(int index, int64_t value);
   void BindDouble(int index, double value);
   void BindNull(int index);
+  // Binds `size` bytes at `data` as a blob (copied).
+  void BindBlob(int index, const void* data, size_t size);
 
   // Steps once. Returns true when a row is ready, false when done.
   Result<bool> Step();

@@ -20,9 +20,27 @@ Result<ResolvedConfig> Cli::Config() {
   return config;
 }
 
-Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create) {
+Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create, Embedding embedding) {
   ENGRAM_ASSIGN_OR_RETURN(ResolvedConfig config, Config());
   config.engine.create_if_missing = create;
+  return OpenEngine(std::move(config), embedding);
+}
+
+Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& config,
+                                                          Embedding embedding) {
+  if (embedding == Embedding::kNone || config.embed_provider == "null") return nullptr;
+  EmbedderOptions embedder_options;
+  embedder_options.models_dir = config.models_dir;
+  auto embedder = CreateEmbedder(config.embed_provider, embedder_options);
+  if (embedder.ok()) return std::shared_ptr<const Embedder>(std::move(*embedder));
+  if (embedding == Embedding::kRequired) return embedder.status();
+  err_ << "engram: warning: semantic signal off (keyword-only): " << embedder.status().message()
+       << "\n";
+  return nullptr;
+}
+
+Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {
+  ENGRAM_ASSIGN_OR_RETURN(config.engine.embedder, LoadEmbedder(config, embedding));
   return Engine::Open(config.engine);
 }
 
@@ -69,6 +87,8 @@ int Cli::Run(int argc, char** argv) {
   RegisterSearch(app, *this);
   RegisterConfig(app, *this);
   RegisterEval(app, *this);
+  RegisterBackfill(app, *this);
+  RegisterPrune(app, *this);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

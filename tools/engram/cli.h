@@ -32,8 +32,20 @@ class Cli {
 
   // For commands: the resolved configuration (flags applied).
   Result<ResolvedConfig> Config();
+  // Whether a command embeds: not at all (list, show, ...), when the
+  // configured provider can be loaded (add, import, search: otherwise a
+  // warning and keyword-only), or necessarily (backfill).
+  enum class Embedding { kNone, kIfAvailable, kRequired };
+
   // Opens the store; `create` false refuses to create a missing database.
-  Result<std::unique_ptr<Engine>> OpenEngine(bool create);
+  Result<std::unique_ptr<Engine>> OpenEngine(bool create, Embedding embedding = Embedding::kNone);
+  // The configured embedder for `embedding`: null for kNone or provider
+  // "null"; for kIfAvailable a provider that cannot load gives a warning and
+  // null; for kRequired, its error.
+  Result<std::shared_ptr<const Embedder>> LoadEmbedder(const ResolvedConfig& config,
+                                                       Embedding embedding);
+  // The same with a configuration already resolved (flags applied).
+  Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Prints "engram: <message>" and returns the exit code for `status`.
   int Fail(const Status& status);
   // Prints a usage error and returns kExitUsage.
@@ -72,6 +84,8 @@ void RegisterExport(CLI::App& app, Cli& cli);
 void RegisterSearch(CLI::App& app, Cli& cli);
 void RegisterConfig(CLI::App& app, Cli& cli);
 void RegisterEval(CLI::App& app, Cli& cli);
+void RegisterBackfill(CLI::App& app, Cli& cli);
+void RegisterPrune(CLI::App& app, Cli& cli);
 
 }  // namespace engram::cli
 

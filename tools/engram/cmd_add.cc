@@ -47,10 +47,11 @@ void RegisterAdd(CLI::App& app, Cli& cli) {
       if (!t.ok()) return cli.UsageError("add: --created-at: " + t.status().message());
       fact.created_at = *t;
     }
-    auto engine = cli.OpenEngine(/*create=*/true);
+    auto engine = cli.OpenEngine(/*create=*/true, Cli::Embedding::kIfAvailable);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto outcome = (*engine)->Add(fact);
     if (!outcome.ok()) return cli.Fail(outcome.status());
+    for (const auto& w : outcome->warnings) cli.err() << "engram: warning: " << w << "\n";
     cli.out() << (outcome->created ? "added " : "merged into ") << outcome->fact.id << "\n";
     return kExitOk;
   });

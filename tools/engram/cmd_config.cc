@@ -34,11 +34,9 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
       cli.out() << "\n";
     }
     // The store itself, when it exists.
-    auto engine = Engine::Open([&] {
-      EngineOptions o = config->engine;
-      o.create_if_missing = false;
-      return o;
-    }());
+    const std::string db_path = config->engine.db_path;
+    config->engine.create_if_missing = false;
+    auto engine = cli.OpenEngine(std::move(*config), Cli::Embedding::kIfAvailable);
     if (engine.ok()) {
       auto stats = (*engine)->Stats();
       if (stats.ok()) {
@@ -47,9 +45,22 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
         for (const auto& [scope, count] : stats->scopes) {
           cli.out() << "  scope " << scope << ": " << count << "\n";
         }
+        const EmbeddingSpace& space = stats->active_space;
+        if (space.provider.empty()) {
+          cli.out() << "\nvectors: off (keyword-only)\n";
+        } else {
+          cli.out() << "\nvector provider: " << space.provider << "\nvector model: " << space.model
+                    << "\nvector dimension: " << space.dimension
+                    << "\nvector entries: " << stats->vectors << " (" << stats->missing_vectors
+                    << " fact(s) without one)\n";
+        }
+        for (const SpaceStats& s : stats->spaces) {
+          cli.out() << "  space " << s.space.Key() << ": " << s.vectors << " vector(s)"
+                    << (s.active ? " (active)" : "") << "\n";
+        }
       }
     } else {
-      cli.out() << "\nstore: " << config->engine.db_path << " ("
+      cli.out() << "\nstore: " << db_path << " ("
                 << (engine.status().code() == StatusCode::kNotFound ? "not created yet"
                                                                     : engine.status().message())
                 << ")\n";

@@ -1,4 +1,5 @@
 // engram eval DIR: retrieval quality on a BEIR-layout dataset.
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -99,9 +100,20 @@ void RegisterEval(CLI::App& app, Cli& cli) {
       if (!mode.ok()) return cli.UsageError("eval: " + mode.status().message());
       options.modes.push_back(*mode);
     }
-    ProgressBar index_bar(cli.err(), "indexing", IsTerminal(2) && !args->json);
+    const bool semantic = std::any_of(options.modes.begin(), options.modes.end(), [](FusionMode m) {
+      return m != FusionMode::kLexical && m != FusionMode::kTemporal;
+    });
+    auto embedder = cli.LoadEmbedder(
+        *config, semantic ? Cli::Embedding::kIfAvailable : Cli::Embedding::kNone);
+    if (!embedder.ok()) return cli.Fail(embedder.status());
+    options.engine.embedder = *embedder;
+    options.engine.vector.background_backfill = false;
+    const bool draw = IsTerminal(2) && !args->json;
+    ProgressBar index_bar(cli.err(), "indexing", draw);
+    ProgressBar embed_bar(cli.err(), "embedding", draw);
     options.progress = [&](const std::string& stage, size_t done, size_t total) {
       if (stage == "index") index_bar.Update(done, total);
+      if (stage == "embed") embed_bar.Update(done, total);
     };
     auto report = RunEvaluation(args->dir, options);
     if (!report.ok()) return cli.Fail(report.status());

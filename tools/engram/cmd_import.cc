@@ -52,7 +52,7 @@ void RegisterImport(CLI::App& app, Cli& cli) {
       }
       in = &file;
     }
-    auto engine = cli.OpenEngine(/*create=*/true);
+    auto engine = cli.OpenEngine(/*create=*/true, Cli::Embedding::kIfAvailable);
     if (!engine.ok()) return cli.Fail(engine.status());
 
     std::vector<NewFact> good;
@@ -84,13 +84,20 @@ void RegisterImport(CLI::App& app, Cli& cli) {
                 << " bad record(s); nothing imported (use --skip-bad to import the rest)\n";
       return kExitError;
     }
-    ProgressBar bar(cli.err(), "importing", IsTerminal(2) && good.size() >= 200);
+    const bool draw = IsTerminal(2) && good.size() >= 200;
+    ProgressBar bar(cli.err(), "importing", draw);
+    ProgressBar embed_bar(cli.err(), "embedding", draw);
     ImportOptions options;
     options.progress = [&bar](size_t done, size_t total) { bar.Update(done, total); };
+    options.embed_progress = [&embed_bar](size_t done, size_t total) {
+      embed_bar.Update(done, total);
+    };
     auto report = (*engine)->Import(good, options);
     if (!report.ok()) return cli.Fail(report.status());
+    for (const auto& w : report->warnings) cli.err() << "engram: warning: " << w << "\n";
     cli.out() << "imported " << report->added << " new, " << report->merged << " merged";
     if (!errors.empty()) cli.out() << ", skipped " << errors.size() << " bad";
+    if (report->embedded > 0) cli.out() << ", embedded " << report->embedded;
     cli.out() << "\n";
     return kExitOk;
   });

@@ -17,18 +17,26 @@ std::string Fixed(double v, int digits = 4) {
   return out.str();
 }
 
-void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, double weight) {
+// One signal's line of --explain. In rrf mode the contribution is
+// 1 / (rrf_k + rank); otherwise weight x normalised value.
+void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, double weight,
+                 FusionMode mode, double rrf_k) {
   out << "      " << std::left << std::setw(9) << name;
   if (!s.present) {
     out << "absent\n";
     return;
   }
-  out << "raw " << Fixed(s.raw) << "  norm " << Fixed(s.normalized) << "  weight "
-      << Fixed(weight, 3) << "  -> " << Fixed(weight * s.normalized) << "\n";
+  out << "raw " << Fixed(s.raw) << "  norm " << Fixed(s.normalized) << "  rank " << s.rank;
+  if (mode == FusionMode::kRrf) {
+    const double part = weight > 0 ? 1.0 / (rrf_k + static_cast<double>(s.rank)) : 0.0;
+    out << "  -> 1/(" << rrf_k << "+" << s.rank << ") = " << Fixed(part) << "\n";
+  } else {
+    out << "  weight " << Fixed(weight, 3) << "  -> " << Fixed(weight * s.normalized) << "\n";
+  }
 }
 
 nlohmann::json SignalJson(const SignalValue& s) {
-  return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}};
+  return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}, {"rank", s.rank}};
 }
 
 }  // namespace
@@ -52,8 +60,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
   sub->add_option("-s,--scope", args->scopes, "Scope (repeatable; default 'default')");
   sub->add_flag("--json", args->json, "Print one JSON object");
   sub->add_flag("--explain", args->explain, "Show each signal, its weight and the final score");
-  sub->add_option("--mode", args->mode, "blended, lexical or temporal (default: search.mode)")
-      ->check(CLI::IsMember({"blended", "lexical", "temporal"}));
+  sub->add_option("--mode", args->mode,
+                  "blended, lexical, semantic, rrf or temporal (default: search.mode)")
+      ->check(CLI::IsMember({"blended", "lexical", "semantic", "rrf", "temporal"}));
   sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
   cli.OnRun(sub, [&cli, args]() -> int {
     if (args->k > 0) cli.SetFlag("search.k", std::to_string(args->k));
@@ -67,7 +76,12 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     options.explain = args->explain || args->json;
     options.record_access = !args->no_record;
     config->engine.create_if_missing = false;
-    auto engine = Engine::Open(config->engine);
+    const double rrf_k = config->engine.fusion.rrf_k;
+    const Cli::Embedding embedding = options.mode == FusionMode::kLexical ||
+                                             options.mode == FusionMode::kTemporal
+                                         ? Cli::Embedding::kNone
+                                         : Cli::Embedding::kIfAvailable;
+    auto engine = cli.OpenEngine(std::move(*config), embedding);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto response = (*engine)->Search(args->query, options);
     if (!response.ok()) return cli.Fail(response.status());
@@ -84,7 +98,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
             {{"score", h.score},
              {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
              {"signals",
-              {{"lexical", SignalJson(e.lexical)}, {"temporal", SignalJson(e.temporal)}}},
+              {{"semantic", SignalJson(e.semantic)},
+               {"lexical", SignalJson(e.lexical)},
+               {"temporal", SignalJson(e.temporal)}}},
              {"weights",
               {{"semantic", e.weights.semantic},
                {"lexical", e.weights.lexical},
@@ -96,6 +112,8 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
                             {"language", response->language},
                             {"terms", response->query_terms},
                             {"candidates", response->candidates},
+                            {"semantic", response->semantic},
+                            {"vector_candidates", response->vector_candidates},
                             {"temporal_fallback", response->temporal_fallback},
                             {"hits", hits}};
       cli.out() << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -105,7 +123,11 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       cli.out() << "query terms (" << response->language << "):";
       for (const auto& t : response->query_terms) cli.out() << " " << t;
       cli.out() << "\nmode " << FusionModeName(options.mode) << ", " << response->candidates
-                << " candidate(s)"
+                << " candidate(s)";
+      if (response->semantic) {
+        cli.out() << " (" << response->vector_candidates << " from the vector search)";
+      }
+      cli.out()
                 << (response->temporal_fallback ? ", no term matched: ranked by recency" : "")
                 << "\n";
     }
@@ -119,8 +141,11 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       PrintFactLine(cli.out(), h.fact);
       if (args->explain) {
         const Explanation& e = h.explanation;
-        PrintSignal(cli.out(), "lexical", e.lexical, e.weights.lexical);
-        PrintSignal(cli.out(), "temporal", e.temporal, e.weights.temporal);
+        PrintSignal(cli.out(), "semantic", e.semantic, e.weights.semantic, options.mode, rrf_k);
+        PrintSignal(cli.out(), "lexical", e.lexical, e.weights.lexical, options.mode, rrf_k);
+        if (options.mode != FusionMode::kRrf) {
+          PrintSignal(cli.out(), "temporal", e.temporal, e.weights.temporal, options.mode, rrf_k);
+        }
         if (!e.matched_terms.empty()) {
           cli.out() << "      matched ";
           for (size_t i = 0; i < e.matched_terms.size(); ++i) {

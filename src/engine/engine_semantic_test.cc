@@ -1,0 +1,386 @@
+// The semantic signal end to end on a real SQLite file: the five-concept
+// A/B, a naive reference fusion on random data, vector rejection, and
+// provider switches that never mix spaces.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "engram/engine.h"
+#include "src/embed/hash_embedder.h"
+#include "src/lexical/lexical_searcher.h"
+#include "tests/test_embedders.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
+
+class SemanticTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Engine> Open(std::shared_ptr<const Embedder> embedder,
+                               VectorOptions vector = {}) {
+    EngineOptions o;
+    o.db_path = dir_.File("memory.db");
+    o.clock = clock_;
+    o.embedder = std::move(embedder);
+    vector.background_backfill = false;
+    o.vector = vector;
+    auto engine = Engine::Open(o);
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    return engine.ok() ? std::move(*engine) : nullptr;
+  }
+
+  static std::string Add(Engine& engine, const std::string& content) {
+    NewFact f;
+    f.content = content;
+    auto r = engine.Add(f);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) {
+      EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+    }
+    return r.ok() ? r->fact.id : "";
+  }
+
+  static SearchResponse Search(Engine& engine, const std::string& query, FusionMode mode,
+                               size_t k = 10) {
+    SearchOptions o;
+    o.mode = mode;
+    o.k = k;
+    o.explain = true;
+    o.record_access = false;
+    auto r = engine.Search(query, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : SearchResponse{};
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
+};
+
+// The seed's A/B: five facts, seven queries; two share words with their
+// fact, five are phrased only with synonyms that the fact text lacks.
+TEST_F(SemanticTest, SynonymQueriesAreFoundOnlyWithTheSemanticSignal) {
+  auto embedder = std::make_shared<testing::ConceptEmbedder>(std::vector<std::vector<std::string>>{
+      {"postgre", "database", "sql", "db"},
+      {"release", "ship", "deploy", "rollout"},
+      {"login", "token", "session", "credential", "authentication"},
+      {"pytest", "test", "suite", "unit"},
+      {"log", "logging", "journal"}});
+  auto engine = Open(embedder);
+  const std::vector<std::string> facts = {
+      "Postgres listens on port 5433",
+      "Releases ship every Thursday afternoon",
+      "Login tokens expire after one hour",
+      "Run pytest before every merge",
+      "Application logs rotate daily to /var/log/app",
+  };
+  std::vector<std::string> ids;
+  for (const auto& f : facts) ids.push_back(Add(*engine, f));
+  const std::vector<std::pair<std::string, size_t>> queries = {
+      {"which port does postgres listen on", 0},  // shares words
+      {"how often do logs rotate", 4},            // shares words
+      {"when is the next rollout", 1},
+      {"how long does a session credential stay valid", 2},
+      {"what must the suite pass prior to integration", 3},
+      {"where is the journal written", 4},
+      {"sql server address", 0},
+  };
+  // No synonym query shares an analysed term with its fact.
+  for (size_t q = 2; q < queries.size(); ++q) {
+    const auto terms = AnalyzeQuery(queries[q].first).terms;
+    const auto fact_terms = AnalyzeQuery(facts[queries[q].second]).terms;
+    for (const auto& t : terms) {
+      EXPECT_EQ(std::count(fact_terms.begin(), fact_terms.end(), t), 0)
+          << queries[q].first << " shares '" << t << "'";
+    }
+  }
+  const auto recall_at_1 = [&](FusionMode mode) {
+    size_t found = 0;
+    for (const auto& [query, want] : queries) {
+      const SearchResponse r = Search(*engine, query, mode, 1);
+      if (!r.hits.empty() && r.hits[0].fact.id == ids[want]) ++found;
+    }
+    return static_cast<double>(found) / static_cast<double>(queries.size());
+  };
+  EXPECT_NEAR(recall_at_1(FusionMode::kLexical), 2.0 / 7.0, 1e-9);  // 0.2857
+  EXPECT_DOUBLE_EQ(recall_at_1(FusionMode::kBlended), 1.0);
+  EXPECT_DOUBLE_EQ(recall_at_1(FusionMode::kRrf), 1.0);
+  EXPECT_DOUBLE_EQ(recall_at_1(FusionMode::kSemantic), 1.0);
+}
+
+// Random facts over a small vocabulary, random unit vectors: the engine's
+// candidates, cosines, blended and rrf scores and order must equal a naive
+// reference computed here from first principles.
+TEST_F(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
+  const std::vector<std::string> words = {"red",   "blue",  "green", "lamp",  "desk",
+                                          "river", "stone", "cloud", "paper", "metal"};
+  constexpr size_t kDim = 16;
+  constexpr size_t kFacts = 60;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  const auto random_unit = [&] {
+    std::vector<float> v(kDim);
+    double n = 0;
+    for (float& x : v) {
+      x = normal(rng);
+      n += x * x;
+    }
+    for (float& x : v) x = static_cast<float>(x / std::sqrt(n));
+    return v;
+  };
+  std::map<std::string, std::vector<float>> table;
+  std::vector<std::string> facts;
+  for (size_t i = 0; i < kFacts; ++i) {
+    std::string text = "item" + std::to_string(i);
+    for (int w = 0; w < 3; ++w) text += " " + words[rng() % words.size()];
+    facts.push_back(text);
+    table[text] = random_unit();
+  }
+  std::vector<std::string> queries;
+  for (size_t q = 0; q < 12; ++q) {
+    std::string text = words[rng() % words.size()] + " " + words[rng() % words.size()];
+    if (q % 4 == 3) text = "zzz";  // no lexical match at all
+    if (!table.count(text)) {
+      queries.push_back(text);
+      table[text] = random_unit();
+    }
+  }
+  VectorOptions vector;
+  vector.top_k = 8;
+  vector.min_cosine = 0.1;
+  auto engine = Open(std::make_shared<testing::TableEmbedder>(kDim, table), vector);
+  std::map<std::string, std::string> text_of_id;
+  for (const auto& f : facts) text_of_id[Add(*engine, f)] = f;
+
+  for (const std::string& query : queries) {
+    SCOPED_TRACE(query);
+    const auto dot = [&](const std::string& text) {
+      double d = 0;
+      for (size_t i = 0; i < kDim; ++i) d += table[query][i] * table[text][i];
+      return d;
+    };
+    // Reference candidates: facts sharing a word, plus the top 8 by cosine
+    // at or above 0.1.
+    std::set<std::string> lexical;
+    for (const auto& f : facts) {
+      for (const auto& w : words) {
+        if (query.find(w) != std::string::npos && f.find(" " + w) != std::string::npos) {
+          lexical.insert(f);
+        }
+      }
+    }
+    std::vector<std::string> by_cosine = facts;
+    std::sort(by_cosine.begin(), by_cosine.end(),
+              [&](const auto& a, const auto& b) { return dot(a) > dot(b); });
+    std::set<std::string> expected = lexical;
+    for (size_t i = 0; i < 8 && dot(by_cosine[i]) >= 0.1; ++i) expected.insert(by_cosine[i]);
+
+    for (FusionMode mode : {FusionMode::kBlended, FusionMode::kRrf}) {
+      const SearchResponse r = Search(*engine, query, mode, 1000);
+      std::set<std::string> got;
+      for (const auto& h : r.hits) got.insert(h.fact.content);
+      EXPECT_EQ(got, expected);
+      ASSERT_EQ(r.hits.size(), expected.size());
+      // Naive recomputation from the raw signals.
+      double lex_lo = 1e300, lex_hi = -1e300, sem_lo = 1e300, sem_hi = -1e300;
+      for (const auto& h : r.hits) {
+        const Explanation& e = h.explanation;
+        EXPECT_TRUE(e.semantic.present);
+        EXPECT_NEAR(e.semantic.raw, dot(h.fact.content), 1e-5);
+        EXPECT_EQ(e.lexical.present, lexical.count(h.fact.content) == 1);
+        const double lex = e.lexical.present ? e.lexical.raw : 0.0;
+        lex_lo = std::min(lex_lo, lex);
+        lex_hi = std::max(lex_hi, lex);
+        sem_lo = std::min(sem_lo, e.semantic.raw);
+        sem_hi = std::max(sem_hi, e.semantic.raw);
+      }
+      std::vector<std::pair<double, std::string>> reference;  // (score, id)
+      for (const auto& h : r.hits) {
+        const Explanation& e = h.explanation;
+        double score = 0;
+        if (mode == FusionMode::kBlended) {
+          const double lex = e.lexical.present ? e.lexical.raw : 0.0;
+          const double lex_n = lex_hi - lex_lo > 1e-12 ? (lex - lex_lo) / (lex_hi - lex_lo) : 0;
+          const double sem_n =
+              sem_hi - sem_lo > 1e-12 ? (e.semantic.raw - sem_lo) / (sem_hi - sem_lo) : 0;
+          // All facts were added at once: temporal is 1 for each; weights
+          // renormalised over the signals present.
+          const bool has_lex = !lexical.empty();
+          const double total = 0.55 + (has_lex ? 0.30 : 0.0) + 0.15;
+          score = (0.55 * sem_n + (has_lex ? 0.30 * lex_n : 0.0) + 0.15 * 1.0) / total;
+        } else {
+          // Ranks among the hits that have each signal, ties by id.
+          size_t sem_rank = 1, lex_rank = 1;
+          for (const auto& o : r.hits) {
+            const Explanation& f = o.explanation;
+            const bool before = o.fact.id < h.fact.id;
+            if (f.semantic.raw > e.semantic.raw ||
+                (f.semantic.raw == e.semantic.raw && before)) {
+              ++sem_rank;
+            }
+            if (e.lexical.present && f.lexical.present &&
+                (f.lexical.raw > e.lexical.raw || (f.lexical.raw == e.lexical.raw && before))) {
+              ++lex_rank;
+            }
+          }
+          score = 1.0 / (60.0 + static_cast<double>(sem_rank)) +
+                  (e.lexical.present ? 1.0 / (60.0 + static_cast<double>(lex_rank)) : 0.0);
+        }
+        EXPECT_NEAR(h.score, score, 1e-9) << h.fact.content;
+        reference.emplace_back(score, h.fact.id);
+      }
+      std::sort(reference.begin(), reference.end(), [](const auto& a, const auto& b) {
+        if (std::abs(a.first - b.first) > 1e-12) return a.first > b.first;
+        return a.second < b.second;
+      });
+      for (size_t i = 0; i < reference.size(); ++i) {
+        EXPECT_EQ(r.hits[i].fact.id, reference[i].second) << "rank " << i + 1;
+      }
+    }
+  }
+}
+
+TEST_F(SemanticTest, BadVectorsAreRejectedAndTheFactIsKeptForBackfill) {
+  using Fault = testing::ScriptedFaultEmbedder::Fault;
+  auto faulty = std::make_shared<testing::ScriptedFaultEmbedder>(8);
+  auto engine = Open(faulty);
+  const std::vector<std::pair<Fault, std::string>> cases = {
+      {Fault::kNaN, "NaN at component 1"},
+      {Fault::kInfinity, "infinity at component 0"},
+      {Fault::kZero, "zero norm"},
+      {Fault::kWrongDimension, "wrong dimension: got 9, want 8"},
+      {Fault::kError, "provider down"},
+      {Fault::kTooFew, "returned 0 vectors for 1 texts"},
+  };
+  int n = 0;
+  for (const auto& [fault, message] : cases) {
+    faulty->set_fault(fault);
+    NewFact f;
+    f.content = "fact number " + std::to_string(n++);
+    auto r = engine->Add(f);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->warnings.size(), 1u) << message;
+    EXPECT_NE(r->warnings[0].find(message), std::string::npos) << r->warnings[0];
+  }
+  auto stats = engine->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->facts, 6);
+  EXPECT_EQ(stats->vectors, 0);
+  EXPECT_EQ(stats->missing_vectors, 6);
+
+  // A query that cannot be embedded: a warning, and the lexical answer.
+  faulty->set_fault(Fault::kNaN);
+  const SearchResponse r = Search(*engine, "fact number", FusionMode::kBlended);
+  EXPECT_EQ(r.hits.size(), 6u);
+  EXPECT_FALSE(r.semantic);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("query not embedded"), std::string::npos);
+
+  // Once the provider behaves, backfill completes every fact.
+  faulty->set_fault(Fault::kNone);
+  auto report = engine->Backfill({});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->embedded, 6u);
+  EXPECT_EQ(report->remaining, 0u);
+  EXPECT_EQ(engine->Stats()->vectors, 6);
+}
+
+// hash:64 -> hash:32 -> hash:64: each switch starts or reuses a space,
+// backfill embeds only what that space lacks, and cosines always come from
+// the active space's vectors.
+TEST_F(SemanticTest, SwitchingSpacesNeverMixesVectorsNorReembedsValidOnes) {
+  auto wide = std::make_shared<HashEmbedder>(64);
+  auto narrow = std::make_shared<HashEmbedder>(32);
+  const std::vector<std::string> facts = {"the red lamp on the desk", "a river of stone",
+                                          "clouds over metal roofs", "paper cuts"};
+  const auto expect_cosines_from = [&](Engine& engine, const Embedder& space) {
+    const SearchResponse r = Search(engine, "red stone roofs", FusionMode::kBlended, 100);
+    ASSERT_FALSE(r.hits.empty());
+    auto q = space.Embed({"red stone roofs"}, EmbedPurpose::kQuery);
+    for (const auto& h : r.hits) {
+      auto d = space.Embed({h.fact.content}, EmbedPurpose::kDocument);
+      double dot = 0;
+      for (size_t i = 0; i < space.Space().dimension; ++i) dot += (*q)[0][i] * (*d)[0][i];
+      ASSERT_TRUE(h.explanation.semantic.present) << h.fact.content;
+      EXPECT_NEAR(h.explanation.semantic.raw, dot, 1e-5) << h.fact.content;
+    }
+  };
+
+  auto counting_wide = std::make_shared<testing::CountingEmbedder>(wide);
+  auto engine = Open(counting_wide);
+  for (const auto& f : facts) Add(*engine, f);
+  EXPECT_EQ(counting_wide->documents(), 4u);
+  expect_cosines_from(*engine, *wide);
+
+  auto counting_narrow = std::make_shared<testing::CountingEmbedder>(narrow);
+  engine = Open(counting_narrow);
+  EXPECT_EQ(engine->Stats()->missing_vectors, 4);
+  // Before backfill the new space has no vectors: no cosine at all, and
+  // certainly none from the old space.
+  const SearchResponse before = Search(*engine, "red stone roofs", FusionMode::kBlended);
+  for (const auto& h : before.hits) EXPECT_FALSE(h.explanation.semantic.present);
+  auto report = engine->Backfill({});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->embedded, 4u);
+  Add(*engine, "a fifth fact about lamps");
+  EXPECT_EQ(counting_narrow->documents(), 5u);
+  expect_cosines_from(*engine, *narrow);
+  auto stats = engine->Stats();
+  ASSERT_EQ(stats->spaces.size(), 2u);
+  EXPECT_EQ(stats->spaces[0].vectors, 4);
+  EXPECT_EQ(stats->spaces[1].vectors, 5);
+
+  auto counting_back = std::make_shared<testing::CountingEmbedder>(wide);
+  engine = Open(counting_back);
+  EXPECT_EQ(engine->Stats()->missing_vectors, 1);
+  report = engine->Backfill({});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->embedded, 1u);  // only the fact added meanwhile
+  EXPECT_EQ(counting_back->documents(), 1u);
+  expect_cosines_from(*engine, *wide);
+
+  // Prune keeps only the active space.
+  auto pruned = engine->PruneVectors();
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(*pruned, 5);
+  stats = engine->Stats();
+  ASSERT_EQ(stats->spaces.size(), 1u);
+  EXPECT_TRUE(stats->spaces[0].active);
+  EXPECT_EQ(stats->vectors, 5);
+}
+
+TEST_F(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
+  auto engine = Open(std::make_shared<HashEmbedder>(64));
+  const std::string id = Add(*engine, "the red lamp on the desk");
+  Add(*engine, "a river of stone");
+  engine = Open(std::make_shared<HashEmbedder>(32));
+  ASSERT_TRUE(engine->Backfill({}).ok());
+  ForgetRequest forget;
+  forget.ids = {id};
+  ASSERT_TRUE(engine->Forget(forget).ok());
+  auto stats = engine->Stats();
+  ASSERT_EQ(stats->spaces.size(), 2u);
+  EXPECT_EQ(stats->spaces[0].vectors, 1);
+  EXPECT_EQ(stats->spaces[1].vectors, 1);
+  const SearchResponse r = Search(*engine, "red lamp desk", FusionMode::kSemantic);
+  for (const auto& h : r.hits) EXPECT_NE(h.fact.id, id);
+}
+
+TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
+  auto engine = Open(nullptr);
+  Add(*engine, "a fact");
+  SearchOptions o;
+  o.mode = FusionMode::kSemantic;
+  auto r = engine->Search("fact", o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("semantic mode needs an embedding provider"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,150 @@
+// EngineImpl's vector side: the active embedding space, embedding facts
+// outside the lock and storing their vectors, backfill and pruning
+// (DESIGN §6).
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/engine/engine_impl.h"
+#include "src/vindex/vector_math.h"
+
+namespace engram {
+
+Result<int64_t> EngineImpl::EnsureSpaceLocked() {
+  if (space_id_ != 0) return space_id_;
+  Result<int64_t> id = Internal("engine: space not created");
+  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
+    id = vectors_.EnsureSpace(options_.embedder->Space(), options_.clock->NowMillis());
+    return id.status();
+  }));
+  space_id_ = *id;
+  return space_id_;
+}
+
+VectorCache* EngineImpl::CacheLocked() {
+  if (!cache_) {
+    const EmbeddingSpace& space = options_.embedder->Space();
+    cache_ = std::make_unique<VectorCache>(space_id_, space.Key(), space.dimension,
+                                           options_.vector, options_.db_path + ".vindex");
+  }
+  return cache_.get();
+}
+
+Result<size_t> EngineImpl::EmbedAndStore(const std::vector<FactToEmbed>& facts,
+                                         const std::atomic<bool>* stop,
+                                         const std::function<void(size_t, size_t)>& progress,
+                                         std::vector<std::string>* warnings) {
+  const Embedder& embedder = *options_.embedder;
+  const size_t dimension = embedder.Space().dimension;
+  const size_t batch = std::max<size_t>(1, options_.vector.embed_batch);
+  int64_t space_id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked());
+  }
+  size_t stored = 0;
+  for (size_t begin = 0; begin < facts.size(); begin += batch) {
+    if (stop != nullptr && stop->load()) break;
+    const size_t end = std::min(facts.size(), begin + batch);
+    std::vector<std::string> texts;
+    texts.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i) texts.push_back(facts[i].content);
+    auto vectors = embedder.Embed(texts, EmbedPurpose::kDocument);
+    if (!vectors.ok()) {
+      // Stop at the first failing batch: the provider is down or misbehaving,
+      // and backfill will retry what is left.
+      warnings->push_back("embedding " + std::to_string(facts.size() - begin) + " of " +
+                          std::to_string(facts.size()) +
+                          " facts failed; they stay without a vector until backfill: " +
+                          vectors.status().message());
+      break;
+    }
+    if (vectors->size() != texts.size()) {
+      warnings->push_back("embedder " + embedder.Space().Key() + " returned " +
+                          std::to_string(vectors->size()) + " vectors for " +
+                          std::to_string(texts.size()) + " texts; batch skipped");
+      break;
+    }
+    std::lock_guard lock(mutex_);
+    ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {
+      for (size_t i = begin; i < end; ++i) {
+        std::vector<float>& v = (*vectors)[i - begin];
+        Status ok = CheckVector(v, dimension);
+        if (ok.ok()) ok = NormalizeInPlace(v);
+        if (!ok.ok()) {
+          warnings->push_back("fact " + facts[i].id + ": embedder " + embedder.Space().Key() +
+                              " gave a bad vector: " + ok.message());
+          continue;
+        }
+        ENGRAM_ASSIGN_OR_RETURN(bool put, vectors_.Put(space_id, facts[i].rowid, facts[i].id, v));
+        if (put) ++stored;
+      }
+      return Status::OK();
+    }));
+    if (cache_) cache_->MarkDirty();
+    if (progress) progress(end, facts.size());
+  }
+  return stored;
+}
+
+Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
+  if (!options_.embedder) {
+    return FailedPrecondition("engine: backfill: no embedding provider is configured");
+  }
+  std::vector<FactToEmbed> missing;
+  {
+    std::lock_guard lock(mutex_);
+    ENGRAM_ASSIGN_OR_RETURN(int64_t space_id, EnsureSpaceLocked());
+    ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
+  }
+  BackfillReport report;
+  ENGRAM_ASSIGN_OR_RETURN(report.embedded,
+                          EmbedAndStore(missing, nullptr, options.progress, &report.warnings));
+  std::lock_guard lock(mutex_);
+  ENGRAM_ASSIGN_OR_RETURN(int64_t remaining, vectors_.CountMissing(space_id_));
+  report.remaining = static_cast<size_t>(remaining);
+  return report;
+}
+
+void EngineImpl::BackfillStep(const std::atomic<bool>& stop) {
+  std::vector<FactToEmbed> missing;
+  {
+    std::lock_guard lock(mutex_);
+    auto space_id = EnsureSpaceLocked();
+    if (!space_id.ok()) return;  // e.g. a read-only file: nothing can be stored
+    auto found = vectors_.Missing(*space_id, options_.vector.backfill_batch_max);
+    if (!found.ok() || found->empty()) return;
+    missing = std::move(*found);
+  }
+  std::vector<std::string> warnings;
+  // Failures are left for the next step or `engram backfill`, which reports
+  // them; a background thread has no one to tell.
+  EmbedAndStore(missing, &stop, {}, &warnings).status().IgnoreError();
+}
+
+Result<int64_t> EngineImpl::PruneVectors() {
+  if (!options_.embedder) {
+    return FailedPrecondition("engine: prune: no embedding provider is configured");
+  }
+  std::lock_guard lock(mutex_);
+  ENGRAM_ASSIGN_OR_RETURN(int64_t space_id, EnsureSpaceLocked());
+  Result<int64_t> removed = Internal("engine: prune: not run");
+  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
+    removed = vectors_.PruneOtherSpaces(space_id);
+    return removed.status();
+  }));
+  // Index files of other spaces: space<id>-<hash>.hnsw (vector_cache.h).
+  const std::string keep = "space" + std::to_string(space_id) + "-";
+  std::error_code ec;
+  for (const auto& file :
+       std::filesystem::directory_iterator(options_.db_path + ".vindex", ec)) {
+    const std::string name = file.path().filename().string();
+    if (name.rfind("space", 0) == 0 && name.rfind(keep, 0) != 0) {
+      std::filesystem::remove(file.path(), ec);
+    }
+  }
+  return removed;
+}
+
+}  // namespace engram

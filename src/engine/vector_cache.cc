@@ -1,0 +1,200 @@
+#include "src/engine/vector_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <utility>
+
+#include "src/common/hash.h"
+#include "src/vindex/flat_index.h"
+#include "src/vindex/hnsw_index.h"
+
+namespace engram {
+
+VectorCache::VectorCache(int64_t space_id, std::string space_key, size_t dimension,
+                         VectorOptions options, std::string index_dir)
+    : space_id_(space_id),
+      space_key_(std::move(space_key)),
+      dimension_(dimension),
+      options_(options),
+      index_dir_(std::move(index_dir)) {}
+
+void VectorCache::MarkDirty() {
+  for (auto& [scope, entry] : scopes_) entry.dirty = true;
+}
+
+std::string VectorCache::IndexPath(const std::string& scope) const {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(Fnv1a64(scope)));  // NOLINT(runtime/int)
+  return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + ".hnsw";
+}
+
+std::string VectorCache::Stamp(const std::string& scope) const {
+  return space_key_ + "\n" + scope;
+}
+
+Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& scopes,
+                         int64_t data_version, std::vector<std::string>* warnings) {
+  for (const std::string& scope : scopes) {
+    ScopeIndex& entry = scopes_[scope];
+    if (!entry.dirty && entry.synced_version == data_version) continue;
+    ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, &entry, warnings));
+    entry.dirty = false;
+    entry.synced_version = data_version;
+  }
+  return Status::OK();
+}
+
+Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,
+                          ScopeIndex* entry) {
+  entry->index.reset();
+  entry->hnsw = hnsw;
+  if (hnsw) {
+    HnswIndexOptions hnsw_options;
+    hnsw_options.initial_capacity = std::max<size_t>(refs.size(), 1024);
+    ENGRAM_ASSIGN_OR_RETURN(entry->index, HnswIndex::Create(dimension_, hnsw_options));
+  } else {
+    entry->index = std::make_unique<FlatIndex>(dimension_);
+  }
+  std::vector<int64_t> ids;
+  ids.reserve(refs.size());
+  for (const VectorRef& r : refs) ids.push_back(r.vector_id);
+  return LoadInto(store, ids, entry);
+}
+
+Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids,
+                             ScopeIndex* entry) {
+  if (vector_ids.empty()) return Status::OK();
+  if (entry->hnsw) {
+    // One batch: HNSW inserts in parallel.
+    std::vector<int64_t> labels;
+    std::vector<float> rows;
+    labels.reserve(vector_ids.size());
+    rows.reserve(vector_ids.size() * dimension_);
+    ENGRAM_RETURN_IF_ERROR(
+        store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
+          labels.push_back(id);
+          rows.insert(rows.end(), v.begin(), v.end());
+        }));
+    return static_cast<HnswIndex&>(*entry->index).UpsertBatch(labels, rows);
+  }
+  Status upserted = Status::OK();
+  ENGRAM_RETURN_IF_ERROR(
+      store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
+        if (upserted.ok()) upserted = entry->index->Upsert(id, v);
+      }));
+  return upserted;
+}
+
+Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                              std::vector<std::string>* warnings) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
+  const bool want_hnsw = refs.size() >= options_.hnsw_threshold && !refs.empty();
+  const std::string path = IndexPath(scope);
+  bool changed = false;
+
+  if (want_hnsw && !entry->hnsw) {
+    // Crossing the threshold, or first use of a large scope: the persisted
+    // index when it is this scope's, else a new one.
+    entry->index.reset();
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      std::string stamp;
+      auto loaded = HnswIndex::Load(path, dimension_, HnswIndexOptions{}, &stamp);
+      if (loaded.ok() && stamp == Stamp(scope)) {
+        entry->index = std::move(*loaded);
+        entry->hnsw = true;
+      } else if (!loaded.ok()) {
+        warnings->push_back("vector index rebuilt: " + loaded.status().message());
+      }
+    }
+    if (!entry->index) {
+      ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry));
+      changed = true;
+    }
+  } else if (!want_hnsw && (entry->hnsw || !entry->index)) {
+    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/false, entry));
+  }
+
+  // Bring the index in step by label: vector ids are never reused.
+  const std::vector<int64_t> labels = entry->index->Labels();
+  std::vector<int64_t> wanted;
+  wanted.reserve(refs.size());
+  for (const VectorRef& r : refs) wanted.push_back(r.vector_id);
+  std::vector<int64_t> gone;
+  std::set_difference(labels.begin(), labels.end(), wanted.begin(), wanted.end(),
+                      std::back_inserter(gone));
+  std::vector<int64_t> added;
+  std::set_difference(wanted.begin(), wanted.end(), labels.begin(), labels.end(),
+                      std::back_inserter(added));
+  const size_t deleted =
+      entry->hnsw ? static_cast<const HnswIndex&>(*entry->index).DeletedCount() : 0;
+  if (entry->hnsw && !gone.empty() && deleted + gone.size() > refs.size() / 4) {
+    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry));
+    changed = true;
+  } else {
+    for (int64_t label : gone) entry->index->Remove(label);
+    ENGRAM_RETURN_IF_ERROR(LoadInto(store, added, entry));
+    changed = changed || !gone.empty() || !added.empty();
+  }
+
+  entry->fact_of_label.clear();
+  entry->label_of_fact.clear();
+  for (const VectorRef& r : refs) {
+    entry->fact_of_label[r.vector_id] = r.fact_rowid;
+    entry->label_of_fact[r.fact_rowid] = r.vector_id;
+  }
+
+  if (entry->hnsw && changed) {
+    std::error_code ec;
+    std::filesystem::create_directories(index_dir_, ec);
+    Status saved = static_cast<const HnswIndex&>(*entry->index).Save(path, Stamp(scope));
+    if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<VectorHit>> VectorCache::Search(std::span<const float> query,
+                                                   const std::vector<std::string>& scopes,
+                                                   size_t k, double min_cosine) const {
+  std::vector<VectorHit> hits;
+  for (const std::string& scope : scopes) {
+    const auto it = scopes_.find(scope);
+    if (it == scopes_.end() || !it->second.index) continue;
+    const ScopeIndex& entry = it->second;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> found,
+                            entry.index->Search(query, k, static_cast<float>(min_cosine)));
+    for (const ScoredLabel& s : found) {
+      const auto fact = entry.fact_of_label.find(s.label);
+      if (fact != entry.fact_of_label.end()) hits.push_back(VectorHit{fact->second, s.score});
+    }
+  }
+  std::sort(hits.begin(), hits.end(), [](const VectorHit& a, const VectorHit& b) {
+    if (a.cosine != b.cosine) return a.cosine > b.cosine;
+    return a.fact_rowid < b.fact_rowid;
+  });
+  if (hits.size() > k) hits.resize(k);
+  return hits;
+}
+
+std::optional<float> VectorCache::Score(std::span<const float> query, const std::string& scope,
+                                        int64_t fact_rowid) const {
+  const auto it = scopes_.find(scope);
+  if (it == scopes_.end() || !it->second.index) return std::nullopt;
+  const auto label = it->second.label_of_fact.find(fact_rowid);
+  if (label == it->second.label_of_fact.end()) return std::nullopt;
+  return it->second.index->Score(query, label->second);
+}
+
+size_t VectorCache::Size(const std::string& scope) const {
+  const auto it = scopes_.find(scope);
+  return it == scopes_.end() || !it->second.index ? 0 : it->second.index->size();
+}
+
+bool VectorCache::UsesHnsw(const std::string& scope) const {
+  const auto it = scopes_.find(scope);
+  return it != scopes_.end() && it->second.hnsw;
+}
+
+}  // namespace engram

@@ -1,0 +1,105 @@
+// VectorCache: the in-memory vector indexes of one embedding space, one per
+// scope, kept in step with the store (DESIGN §6).
+//
+// A scope is loaded on first use and re-synchronised by label whenever the
+// store may have changed: after this engine wrote (MarkDirty), or when
+// SQLite's data_version says another connection committed. Syncing reads
+// the scope's (vector id, fact rowid) pairs, drops labels that are gone and
+// loads only the vectors that are new, so a long-lived process pays for what
+// changed, not for the whole scope.
+//
+// A scope with fewer than VectorOptions::hnsw_threshold vectors is searched
+// exactly (FlatIndex). From the threshold on it is an HnswIndex persisted in
+// `index_dir` as space<id>-<scope hash>.hnsw; the file is loaded instead of
+// rebuilt, brought up to date by label when stale, rebuilt when a quarter
+// of it has been removed or it does not belong to the space and scope, and
+// saved again whenever a sync changed it.
+//
+// Thread-safety: none; the engine holds its mutex around every call.
+#ifndef ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_
+#define ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engram/options.h"
+#include "engram/status.h"
+#include "src/store/vector_store.h"
+#include "src/vindex/vector_index.h"
+
+namespace engram {
+
+struct VectorHit {
+  int64_t fact_rowid = 0;
+  float cosine = 0.0f;
+};
+
+class VectorCache {
+ public:
+  // `space_key` names the space in persisted index files; `index_dir` is
+  // where they live (created on first save).
+  VectorCache(int64_t space_id, std::string space_key, size_t dimension, VectorOptions options,
+              std::string index_dir);
+
+  // Next Sync re-reads every loaded scope (this engine wrote).
+  void MarkDirty();
+
+  // Brings the indexes of `scopes` in step with `store`; `data_version` is
+  // SQLite's PRAGMA data_version read in the same transaction. Warnings (an
+  // index file that could not be read or saved) are appended to `warnings`;
+  // the search goes on with a rebuilt or unsaved index.
+  Status Sync(VectorStore* store, const std::vector<std::string>& scopes, int64_t data_version,
+              std::vector<std::string>* warnings);
+
+  // The best `k` facts of `scopes` with cosine >= min_cosine, best first,
+  // ties by fact rowid. Sync first.
+  Result<std::vector<VectorHit>> Search(std::span<const float> query,
+                                        const std::vector<std::string>& scopes, size_t k,
+                                        double min_cosine) const;
+
+  // The cosine of one fact of `scope`; nullopt when it has no vector.
+  std::optional<float> Score(std::span<const float> query, const std::string& scope,
+                             int64_t fact_rowid) const;
+
+  // Vectors loaded for `scope` (0 when not loaded).
+  size_t Size(const std::string& scope) const;
+  // True when `scope` is searched with HNSW.
+  bool UsesHnsw(const std::string& scope) const;
+
+ private:
+  struct ScopeIndex {
+    std::unique_ptr<VectorIndex> index;
+    bool hnsw = false;
+    std::unordered_map<int64_t, int64_t> fact_of_label;
+    std::unordered_map<int64_t, int64_t> label_of_fact;
+    int64_t synced_version = -1;
+    bool dirty = true;
+  };
+
+  Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                   std::vector<std::string>* warnings);
+  // A fresh index for `refs`, every vector loaded from the store.
+  Status Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,
+               ScopeIndex* entry);
+  // Loads `vector_ids` from the store into entry->index.
+  Status LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids, ScopeIndex* entry);
+  std::string IndexPath(const std::string& scope) const;
+  std::string Stamp(const std::string& scope) const;
+
+  int64_t space_id_;
+  std::string space_key_;
+  size_t dimension_;
+  VectorOptions options_;
+  std::string index_dir_;
+  std::map<std::string, ScopeIndex> scopes_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_

@@ -1,0 +1,162 @@
+#include "src/store/vector_store.h"
+
+#include <cstring>
+#include <string>
+
+namespace engram {
+namespace {
+
+EmbeddingSpace ReadSpace(const SqliteStatement& s, int first) {
+  EmbeddingSpace space;
+  space.provider = s.ColumnText(first);
+  space.model = s.ColumnText(first + 1);
+  space.dimension = static_cast<size_t>(s.ColumnInt(first + 2));
+  return space;
+}
+
+}  // namespace
+
+Result<int64_t> VectorStore::FindSpace(const EmbeddingSpace& space) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT id FROM embedding_spaces WHERE provider = ?1 AND model = ?2 AND "
+                   "dimension = ?3"));
+  s.BindText(1, space.provider);
+  s.BindText(2, space.model);
+  s.BindInt(3, static_cast<int64_t>(space.dimension));
+  ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return NotFound("store: no embedding space " + space.Key());
+  return s.ColumnInt(0);
+}
+
+Result<int64_t> VectorStore::EnsureSpace(const EmbeddingSpace& space, Timestamp now) {
+  auto found = FindSpace(space);
+  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("INSERT INTO embedding_spaces(provider, model, dimension, created_at) "
+                   "VALUES (?1, ?2, ?3, ?4)"));
+  s.BindText(1, space.provider);
+  s.BindText(2, space.model);
+  s.BindInt(3, static_cast<int64_t>(space.dimension));
+  s.BindInt(4, now);
+  ENGRAM_RETURN_IF_ERROR(s.Run());
+  return db_->LastInsertRowid();
+}
+
+Result<std::vector<SpaceInfo>> VectorStore::Spaces() {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT s.id, s.provider, s.model, s.dimension, s.created_at, "
+                   "(SELECT count(*) FROM fact_vectors v WHERE v.space_id = s.id) "
+                   "FROM embedding_spaces s ORDER BY s.created_at, s.id"));
+  std::vector<SpaceInfo> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    SpaceInfo info;
+    info.id = s.ColumnInt(0);
+    info.space = ReadSpace(s, 1);
+    info.created_at = s.ColumnInt(4);
+    info.vectors = s.ColumnInt(5);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
+                              std::span<const float> vector) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("INSERT OR REPLACE INTO fact_vectors(space_id, fact_rowid, vector) "
+                   "SELECT ?1, ?2, ?3 WHERE EXISTS "
+                   "(SELECT 1 FROM facts WHERE rowid = ?2 AND id = ?4)"));
+  s.BindInt(1, space_id);
+  s.BindInt(2, fact_rowid);
+  s.BindBlob(3, vector.data(), vector.size_bytes());
+  s.BindText(4, fact_id);
+  ENGRAM_RETURN_IF_ERROR(s.Run());
+  return db_->Changes() > 0;
+}
+
+Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT v.rowid, v.fact_rowid FROM fact_vectors v "
+                   "JOIN facts f ON f.rowid = v.fact_rowid "
+                   "WHERE v.space_id = ?1 AND f.scope = ?2 ORDER BY v.rowid"));
+  s.BindInt(1, space_id);
+  s.BindText(2, scope);
+  std::vector<VectorRef> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(VectorRef{s.ColumnInt(0), s.ColumnInt(1)});
+  }
+  return out;
+}
+
+Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
+                         const std::function<void(int64_t, std::span<const float>)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT vector FROM fact_vectors WHERE rowid = ?1"));
+  std::vector<float> buffer(dimension);
+  for (int64_t id : vector_ids) {
+    s.BindInt(1, id);
+    ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+    if (found) {
+      const std::string_view blob = s.ColumnBlob(0);
+      if (blob.size() != dimension * sizeof(float)) {
+        return Corruption("store: vector " + std::to_string(id) + " holds " +
+                          std::to_string(blob.size()) + " bytes, want " +
+                          std::to_string(dimension * sizeof(float)));
+      }
+      std::memcpy(buffer.data(), blob.data(), blob.size());
+      sink(id, buffer);
+    }
+    s.Reset();
+  }
+  return Status::OK();
+}
+
+Result<std::vector<FactToEmbed>> VectorStore::Missing(int64_t space_id, size_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT f.rowid, f.id, f.content FROM facts f WHERE NOT EXISTS "
+                   "(SELECT 1 FROM fact_vectors v WHERE v.space_id = ?1 AND "
+                   "v.fact_rowid = f.rowid) ORDER BY f.rowid LIMIT ?2"));
+  s.BindInt(1, space_id);
+  s.BindInt(2, limit == 0 ? -1 : static_cast<int64_t>(limit));
+  std::vector<FactToEmbed> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(FactToEmbed{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2)});
+  }
+  return out;
+}
+
+Result<int64_t> VectorStore::CountMissing(int64_t space_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT (SELECT count(*) FROM facts) - "
+                   "(SELECT count(*) FROM fact_vectors WHERE space_id = ?1)"));
+  s.BindInt(1, space_id);
+  ENGRAM_RETURN_IF_ERROR(s.Step().status());
+  return s.ColumnInt(0);
+}
+
+Result<int64_t> VectorStore::PruneOtherSpaces(int64_t keep_space_id) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement vectors,
+                          db_->Prepare("DELETE FROM fact_vectors WHERE space_id != ?1"));
+  vectors.BindInt(1, keep_space_id);
+  ENGRAM_RETURN_IF_ERROR(vectors.Run());
+  const int64_t removed = db_->Changes();
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement spaces,
+                          db_->Prepare("DELETE FROM embedding_spaces WHERE id != ?1"));
+  spaces.BindInt(1, keep_space_id);
+  ENGRAM_RETURN_IF_ERROR(spaces.Run());
+  return removed;
+}
+
+}  // namespace engram

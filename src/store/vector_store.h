@@ -1,0 +1,88 @@
+// VectorStore: embedding spaces and fact vectors in the store's SQLite file
+// (DESIGN §6). The source of truth for vectors; in-memory indexes are built
+// from it and kept in step by label (a vector's rowid, never reused).
+//
+// A space is provider + model + dimension. Vectors are float32 in the
+// machine's byte order (little-endian on every platform engram builds on),
+// `dimension` of them per blob; a blob of any other size reads as
+// Corruption. A fact has at most one vector per space; deleting the fact
+// deletes its vectors (schema trigger).
+//
+// Thread-safety: none; it shares the FactStore's connection, which the
+// engine serialises. Mutations must run inside FactStore::Transact().
+#ifndef ENGRAM_SRC_STORE_VECTOR_STORE_H_
+#define ENGRAM_SRC_STORE_VECTOR_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engram/embedder.h"
+#include "engram/fact.h"
+#include "engram/status.h"
+#include "src/store/sqlite_db.h"
+
+namespace engram {
+
+struct SpaceInfo {
+  int64_t id = 0;
+  EmbeddingSpace space;
+  Timestamp created_at = 0;
+  int64_t vectors = 0;  // vectors stored in the space
+};
+
+// A stored vector's label and the fact it belongs to.
+struct VectorRef {
+  int64_t vector_id = 0;
+  int64_t fact_rowid = 0;
+};
+
+// A fact that has no vector in a space yet.
+struct FactToEmbed {
+  int64_t rowid = 0;
+  std::string id;  // the fact id: a vector is stored only if it still matches
+  std::string content;
+};
+
+class VectorStore {
+ public:
+  explicit VectorStore(SqliteDb* db) : db_(db) {}
+
+  // The space's id, creating the space when it is new. Run inside Transact().
+  Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now);
+  // The space's id; NotFound when it was never created.
+  Result<int64_t> FindSpace(const EmbeddingSpace& space);
+  // Every space with its vector count, oldest first.
+  Result<std::vector<SpaceInfo>> Spaces();
+
+  // Stores `vector` (dimension floats) for the fact at `fact_rowid` when that
+  // row still holds fact `fact_id`; replaces a vector the fact already has in
+  // the space. Returns false when the fact is gone. Run inside Transact().
+  Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
+                   std::span<const float> vector);
+
+  // The labels of every vector of `scope` in the space, by vector id.
+  Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope);
+  // Calls `sink` with each vector of `vector_ids` that exists; Corruption
+  // when a blob is not `dimension` floats.
+  Status Load(const std::vector<int64_t>& vector_ids, size_t dimension,
+              const std::function<void(int64_t, std::span<const float>)>& sink);
+
+  // Facts without a vector in the space, lowest rowid first, at most `limit`
+  // (0: all).
+  Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit);
+  Result<int64_t> CountMissing(int64_t space_id);
+
+  // Deletes every space but `keep_space_id`, with its vectors. Returns the
+  // number of vectors removed. Run inside Transact().
+  Result<int64_t> PruneOtherSpaces(int64_t keep_space_id);
+
+ private:
+  SqliteDb* db_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_VECTOR_STORE_H_
