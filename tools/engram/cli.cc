@@ -28,7 +28,9 @@ Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create, Embedding embedding
 
 Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& config,
                                                           Embedding embedding) {
-  if (embedding == Embedding::kNone || config.embed_provider == "null") return nullptr;
+  if (embedding == Embedding::kNone || config.embed_provider == "null") {
+    return std::shared_ptr<const Embedder>();
+  }
   EmbedderOptions embedder_options;
   embedder_options.models_dir = config.models_dir;
   auto embedder = CreateEmbedder(config.embed_provider, embedder_options);
@@ -36,7 +38,7 @@ Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& 
   if (embedding == Embedding::kRequired) return embedder.status();
   err_ << "engram: warning: semantic signal off (keyword-only): " << embedder.status().message()
        << "\n";
-  return nullptr;
+  return std::shared_ptr<const Embedder>();
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {
