@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ class CliRunner {
   CliRunner() : home_(dir_.File("home")) {}
 
   const std::string& home() const { return home_; }
+  // Adds NAME=VALUE to the child's environment (later calls win).
+  void SetEnv(const std::string& name, const std::string& value) {
+    extra_env_.push_back(name + "=" + value);
+  }
   std::string File(const std::string& name) const { return dir_.File(name); }
   std::string DbPath() const { return home_ + "/memory.db"; }
 
@@ -42,6 +47,16 @@ class CliRunner {
     std::vector<std::string> env_strings = {"ENGRAM_HOME=" + home_,
                                             "ENGRAM_CONFIG=" + dir_.File("config.toml"),
                                             "HOME=" + dir_.path().string(), "PATH=/usr/bin:/bin"};
+#ifdef ENGRAM_TEST_MODEL_FILE
+    // The default provider, `local`, reads the model the build converted.
+    env_strings.push_back("ENGRAM_EMBED_MODELS_DIR=" +
+                          std::filesystem::path(ENGRAM_TEST_MODEL_FILE).parent_path().string());
+#endif
+    for (const std::string& e : extra_env_) {
+      const std::string name = e.substr(0, e.find('=') + 1);
+      std::erase_if(env_strings, [&](const std::string& v) { return v.rfind(name, 0) == 0; });
+      env_strings.push_back(e);
+    }
     for (char** e = environ; *e; ++e) {
       const std::string v(*e);
       if (v.rfind("ASAN_", 0) == 0 || v.rfind("UBSAN_", 0) == 0 || v.rfind("LSAN_", 0) == 0) {
@@ -78,6 +93,7 @@ class CliRunner {
  private:
   TempDir dir_;
   std::string home_;
+  std::vector<std::string> extra_env_;
 };
 
 }  // namespace engram::testing

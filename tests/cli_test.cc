@@ -13,8 +13,8 @@ using testing::CliRunner;
 
 TEST(CliTest, EveryCommandHasHelp) {
   CliRunner cli;
-  for (const char* cmd :
-       {"add", "import", "list", "show", "forget", "export", "search", "config", "eval"}) {
+  for (const char* cmd : {"add", "import", "list", "show", "forget", "export", "search", "config",
+                          "eval", "backfill", "prune"}) {
     const auto r = cli.Run({cmd, "--help"});
     EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << ": " << r.out;

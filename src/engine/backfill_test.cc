@@ -59,7 +59,9 @@ TEST(BackfillWorkerTest, DestructionStopsARunningStep) {
 
 TEST(BackfillWorkerTest, NoPokeNoStep) {
   std::atomic<int> ran{0};
-  { BackfillWorker worker([&](const std::atomic<bool>&) { ran.fetch_add(1); }); }
+  {
+    BackfillWorker worker([&](const std::atomic<bool>&) { ran.fetch_add(1); });
+  }
   EXPECT_EQ(ran.load(), 0);
 }
 
@@ -79,8 +81,8 @@ TEST(EngineBackfillTest, SearchesDriveTheWorkerUntilEveryFactHasAVector) {
     std::vector<NewFact> facts(kFacts);
     const char* colours[] = {"red", "blue", "green"};
     for (size_t i = 0; i < kFacts; ++i) {
-      facts[i].content = std::string("fact ") + std::to_string(i) + " about a " +
-                         colours[i % 3] + " lamp";
+      facts[i].content =
+          std::string("fact ") + std::to_string(i) + " about a " + colours[i % 3] + " lamp";
     }
     ASSERT_TRUE((*engine)->Import(facts, {}).ok());
   }

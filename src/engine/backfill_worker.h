@@ -42,7 +42,7 @@ class BackfillWorker {
   Step step_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool pending_ = false;        // guarded by mutex_
+  bool pending_ = false;  // guarded by mutex_
   std::atomic<bool> stop_{false};
   std::atomic<size_t> steps_{0};
   std::thread thread_;  // last: starts after every member above exists

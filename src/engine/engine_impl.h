@@ -57,8 +57,7 @@ class EngineImpl final : public Engine {
   // own transaction. Takes mutex_ only to write; the caller must not hold
   // it. Facts that cannot be embedded are left without a vector and named
   // in `warnings`. Stops between batches when `stop` turns true.
-  Result<size_t> EmbedAndStore(const std::vector<FactToEmbed>& facts,
-                               const std::atomic<bool>* stop,
+  Result<size_t> EmbedAndStore(const std::vector<FactToEmbed>& facts, const std::atomic<bool>* stop,
                                const std::function<void(size_t, size_t)>& progress,
                                std::vector<std::string>* warnings);
 
@@ -68,7 +67,7 @@ class EngineImpl final : public Engine {
   EngineOptions options_;
   std::unique_ptr<FactStore> store_;
   VectorStore vectors_;
-  int64_t space_id_ = 0;  // 0 until the active space exists; guarded by mutex_
+  int64_t space_id_ = 0;                // 0 until the active space exists; guarded by mutex_
   std::unique_ptr<VectorCache> cache_;  // guarded by mutex_
   std::mutex mutex_;
   // Last: stopped and joined before anything it uses is destroyed.

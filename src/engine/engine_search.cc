@@ -113,8 +113,14 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store_->RankInputsOf(new_rowids));
       for (RankInput& r : inputs) {
         by_rowid[r.rowid] = gathered.size();
-        gathered.push_back(Gathered{r.rowid, std::move(r.id), std::move(r.scope), std::nullopt,
-                                    std::nullopt, r.access_count, r.last_accessed, {}});
+        gathered.push_back(Gathered{r.rowid,
+                                    std::move(r.id),
+                                    std::move(r.scope),
+                                    std::nullopt,
+                                    std::nullopt,
+                                    r.access_count,
+                                    r.last_accessed,
+                                    {}});
       }
       // Every candidate's true cosine, whichever way it came in.
       for (Gathered& g : gathered) {
@@ -128,16 +134,22 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     } else if (options_.embedder && UsesSemantic(options.mode) && space_id_ == 0) {
       missing_vectors = true;
     }
-    const bool fallback_mode = options.mode == FusionMode::kBlended ||
-                               options.mode == FusionMode::kRrf;
+    const bool fallback_mode =
+        options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
     if (options.mode == FusionMode::kTemporal ||
         (gathered.empty() && fallback_mode && options_.fusion.temporal_fallback)) {
       response.temporal_fallback = options.mode != FusionMode::kTemporal;
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store_->RankInputs(scopes));
       gathered.clear();
       for (RankInput& r : all) {
-        gathered.push_back(Gathered{r.rowid, std::move(r.id), std::move(r.scope), std::nullopt,
-                                    std::nullopt, r.access_count, r.last_accessed, {}});
+        gathered.push_back(Gathered{r.rowid,
+                                    std::move(r.id),
+                                    std::move(r.scope),
+                                    std::nullopt,
+                                    std::nullopt,
+                                    r.access_count,
+                                    r.last_accessed,
+                                    {}});
       }
     }
     std::vector<FusionCandidate> candidates;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
@@ -219,8 +220,7 @@ TEST_F(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
           for (const auto& o : r.hits) {
             const Explanation& f = o.explanation;
             const bool before = o.fact.id < h.fact.id;
-            if (f.semantic.raw > e.semantic.raw ||
-                (f.semantic.raw == e.semantic.raw && before)) {
+            if (f.semantic.raw > e.semantic.raw || (f.semantic.raw == e.semantic.raw && before)) {
               ++sem_rank;
             }
             if (e.lexical.present && f.lexical.present &&
@@ -369,6 +369,92 @@ TEST_F(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
   EXPECT_EQ(stats->spaces[1].vectors, 1);
   const SearchResponse r = Search(*engine, "red lamp desk", FusionMode::kSemantic);
   for (const auto& h : r.hits) EXPECT_NE(h.fact.id, id);
+}
+
+// A scope at or above hnsw_threshold is searched with HNSW, persisted
+// beside the database, kept in step with writes from another connection,
+// and agrees with exact search.
+TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
+  const std::vector<std::string> words = {"red",   "blue",  "green", "lamp",  "desk",  "river",
+                                          "stone", "cloud", "paper", "metal", "glass", "wood"};
+  std::mt19937 rng(11);
+  const auto phrase = [&](size_t n) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) text += (i ? " " : "") + words[rng() % words.size()];
+    return text;
+  };
+  auto embedder = std::make_shared<HashEmbedder>(64);
+  VectorOptions hnsw;
+  hnsw.hnsw_threshold = 100;
+  hnsw.top_k = 10;
+  hnsw.min_cosine = -1;
+  auto engine = Open(embedder, hnsw);
+  std::vector<NewFact> facts(300);
+  for (size_t i = 0; i < facts.size(); ++i) facts[i].content = std::to_string(i) + " " + phrase(4);
+  ASSERT_TRUE(engine->Import(facts, {}).ok());
+
+  VectorOptions exact = hnsw;
+  exact.hnsw_threshold = 1000000;
+  auto flat = Open(embedder, exact);
+  const auto ids = [](const SearchResponse& r) {
+    std::vector<std::string> out;
+    for (const auto& h : r.hits) out.push_back(h.fact.id);
+    return out;
+  };
+  size_t found = 0, wanted = 0;
+  std::vector<std::string> queries;
+  for (int q = 0; q < 20; ++q) queries.push_back(phrase(2));
+  for (const std::string& q : queries) {
+    const auto approximate = ids(Search(*engine, q, FusionMode::kSemantic, 10));
+    const auto truth = ids(Search(*flat, q, FusionMode::kSemantic, 10));
+    wanted += truth.size();
+    for (const auto& id : truth) found += std::count(approximate.begin(), approximate.end(), id);
+  }
+  EXPECT_GE(static_cast<double>(found) / static_cast<double>(wanted), 0.95);
+
+  // The index was saved beside the database.
+  const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(index_dir)) {
+    if (f.path().extension() == ".hnsw") files.push_back(f.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  const auto saved_at = std::filesystem::last_write_time(files[0]);
+
+  // Another connection adds one fact and forgets another: the first engine
+  // catches up by label, returns the new fact and never the forgotten one.
+  const std::string forgotten = ids(Search(*engine, queries[0], FusionMode::kSemantic, 1))[0];
+  NewFact extra;
+  extra.content = "a quite unusual fact about zebras";
+  ASSERT_TRUE(flat->Add(extra).ok());
+  ForgetRequest forget;
+  forget.ids = {forgotten};
+  ASSERT_TRUE(flat->Forget(forget).ok());
+  const SearchResponse after = Search(*engine, "unusual zebras", FusionMode::kSemantic, 10);
+  ASSERT_FALSE(after.hits.empty());
+  EXPECT_EQ(after.hits[0].fact.content, extra.content);
+  for (const std::string& q : queries) {
+    for (const auto& id : ids(Search(*engine, q, FusionMode::kSemantic, 10))) {
+      EXPECT_NE(id, forgotten);
+    }
+  }
+  EXPECT_GE(std::filesystem::last_write_time(files[0]), saved_at);
+
+  // A fresh engine loads the saved index and agrees with exact search.
+  engine = Open(embedder, hnsw);
+  const auto reloaded = ids(Search(*engine, "unusual zebras", FusionMode::kSemantic, 1));
+  ASSERT_EQ(reloaded.size(), 1u);
+  EXPECT_EQ(reloaded[0], ids(Search(*flat, "unusual zebras", FusionMode::kSemantic, 1))[0]);
+
+  // A corrupt index file is rebuilt with a warning, not an error.
+  engine.reset();
+  testing::WriteFile(files[0].string(), "not an index");
+  engine = Open(embedder, hnsw);
+  const SearchResponse rebuilt = Search(*engine, "unusual zebras", FusionMode::kSemantic, 1);
+  ASSERT_EQ(rebuilt.hits.size(), 1u);
+  EXPECT_EQ(rebuilt.hits[0].fact.content, extra.content);
+  ASSERT_FALSE(rebuilt.warnings.empty());
+  EXPECT_NE(rebuilt.warnings[0].find("vector index rebuilt"), std::string::npos);
 }
 
 TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {

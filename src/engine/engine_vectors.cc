@@ -25,8 +25,8 @@ Result<int64_t> EngineImpl::EnsureSpaceLocked() {
 VectorCache* EngineImpl::CacheLocked() {
   if (!cache_) {
     const EmbeddingSpace& space = options_.embedder->Space();
-    cache_ = std::make_unique<VectorCache>(space_id_, space.Key(), space.dimension,
-                                           options_.vector, options_.db_path + ".vindex");
+    cache_ = std::make_unique<VectorCache>(space_id_, space.Key(), space.dimension, options_.vector,
+                                           options_.db_path + ".vindex");
   }
   return cache_.get();
 }
@@ -137,8 +137,7 @@ Result<int64_t> EngineImpl::PruneVectors() {
   // Index files of other spaces: space<id>-<hash>.hnsw (vector_cache.h).
   const std::string keep = "space" + std::to_string(space_id) + "-";
   std::error_code ec;
-  for (const auto& file :
-       std::filesystem::directory_iterator(options_.db_path + ".vindex", ec)) {
+  for (const auto& file : std::filesystem::directory_iterator(options_.db_path + ".vindex", ec)) {
     const std::string name = file.path().filename().string();
     if (name.rfind("space", 0) == 0 && name.rfind(keep, 0) != 0) {
       std::filesystem::remove(file.path(), ec);

@@ -30,9 +30,7 @@ std::string VectorCache::IndexPath(const std::string& scope) const {
   return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + ".hnsw";
 }
 
-std::string VectorCache::Stamp(const std::string& scope) const {
-  return space_key_ + "\n" + scope;
-}
+std::string VectorCache::Stamp(const std::string& scope) const { return space_key_ + "\n" + scope; }
 
 Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& scopes,
                          int64_t data_version, std::vector<std::string>* warnings) {
@@ -156,8 +154,8 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
 }
 
 Result<std::vector<VectorHit>> VectorCache::Search(std::span<const float> query,
-                                                   const std::vector<std::string>& scopes,
-                                                   size_t k, double min_cosine) const {
+                                                   const std::vector<std::string>& scopes, size_t k,
+                                                   double min_cosine) const {
   std::vector<VectorHit> hits;
   for (const std::string& scope : scopes) {
     const auto it = scopes_.find(scope);
