@@ -44,11 +44,11 @@ struct ConfigEntry {
 };
 
 struct ResolvedConfig {
-  EngineOptions engine;     // `embedder` is left null: see embed_provider
-  std::string home;         // data directory
+  EngineOptions engine;                  // `embedder` is left null: see embed_provider
+  std::string home;                      // data directory
   std::string embed_provider = "local";  // spec for CreateEmbedder
   std::string models_dir;                // <home>/models unless set
-  std::string config_path;  // the file consulted (may not exist)
+  std::string config_path;               // the file consulted (may not exist)
   size_t search_k = 10;
   FusionMode search_mode = FusionMode::kBlended;
   std::vector<ConfigEntry> entries;   // every key, in a stable order

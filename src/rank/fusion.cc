@@ -113,7 +113,8 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
       result.weights = FusionWeights{has_semantic ? 1.0 : 0.0, has_lexical ? 1.0 : 0.0, 0};
       for (auto& f : fused) {
         f.score = 0;
-        if (f.lexical.present) f.score += 1.0 / (options.rrf_k + static_cast<double>(f.lexical.rank));
+        if (f.lexical.present)
+          f.score += 1.0 / (options.rrf_k + static_cast<double>(f.lexical.rank));
         if (f.semantic.present) {
           f.score += 1.0 / (options.rrf_k + static_cast<double>(f.semantic.rank));
         }

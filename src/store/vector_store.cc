@@ -80,11 +80,10 @@ Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::s
 }
 
 Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("SELECT v.rowid, v.fact_rowid FROM fact_vectors v "
-                   "JOIN facts f ON f.rowid = v.fact_rowid "
-                   "WHERE v.space_id = ?1 AND f.scope = ?2 ORDER BY v.rowid"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT v.rowid, v.fact_rowid FROM fact_vectors v "
+                                       "JOIN facts f ON f.rowid = v.fact_rowid "
+                                       "WHERE v.space_id = ?1 AND f.scope = ?2 ORDER BY v.rowid"));
   s.BindInt(1, space_id);
   s.BindText(2, scope);
   std::vector<VectorRef> out;
@@ -137,10 +136,9 @@ Result<std::vector<FactToEmbed>> VectorStore::Missing(int64_t space_id, size_t l
 }
 
 Result<int64_t> VectorStore::CountMissing(int64_t space_id) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("SELECT (SELECT count(*) FROM facts) - "
-                   "(SELECT count(*) FROM fact_vectors WHERE space_id = ?1)"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT (SELECT count(*) FROM facts) - "
+                                       "(SELECT count(*) FROM fact_vectors WHERE space_id = ?1)"));
   s.BindInt(1, space_id);
   ENGRAM_RETURN_IF_ERROR(s.Step().status());
   return s.ColumnInt(0);

@@ -34,8 +34,8 @@ void RegisterBackfill(CLI::App& app, Cli& cli) {
 }
 
 void RegisterPrune(CLI::App& app, Cli& cli) {
-  CLI::App* sub = app.add_subcommand(
-      "prune", "Delete the vectors of every embedding space but the active one");
+  CLI::App* sub =
+      app.add_subcommand("prune", "Delete the vectors of every embedding space but the active one");
   sub->footer("Example: engram prune   (then `engram config` shows one space)");
   cli.OnRun(sub, [&cli]() -> int {
     auto engine = cli.OpenEngine(/*create=*/false, Cli::Embedding::kRequired);

@@ -103,8 +103,8 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     const bool semantic = std::any_of(options.modes.begin(), options.modes.end(), [](FusionMode m) {
       return m != FusionMode::kLexical && m != FusionMode::kTemporal;
     });
-    auto embedder = cli.LoadEmbedder(
-        *config, semantic ? Cli::Embedding::kIfAvailable : Cli::Embedding::kNone);
+    auto embedder =
+        cli.LoadEmbedder(*config, semantic ? Cli::Embedding::kIfAvailable : Cli::Embedding::kNone);
     if (!embedder.ok()) return cli.Fail(embedder.status());
     options.engine.embedder = *embedder;
     options.engine.vector.background_backfill = false;

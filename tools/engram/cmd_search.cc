@@ -77,10 +77,10 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     options.record_access = !args->no_record;
     config->engine.create_if_missing = false;
     const double rrf_k = config->engine.fusion.rrf_k;
-    const Cli::Embedding embedding = options.mode == FusionMode::kLexical ||
-                                             options.mode == FusionMode::kTemporal
-                                         ? Cli::Embedding::kNone
-                                         : Cli::Embedding::kIfAvailable;
+    const Cli::Embedding embedding =
+        options.mode == FusionMode::kLexical || options.mode == FusionMode::kTemporal
+            ? Cli::Embedding::kNone
+            : Cli::Embedding::kIfAvailable;
     auto engine = cli.OpenEngine(std::move(*config), embedding);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto response = (*engine)->Search(args->query, options);
@@ -94,18 +94,17 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       nlohmann::json hits = nlohmann::json::array();
       for (const SearchHit& h : response->hits) {
         const Explanation& e = h.explanation;
-        hits.push_back(
-            {{"score", h.score},
-             {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
-             {"signals",
-              {{"semantic", SignalJson(e.semantic)},
-               {"lexical", SignalJson(e.lexical)},
-               {"temporal", SignalJson(e.temporal)}}},
-             {"weights",
-              {{"semantic", e.weights.semantic},
-               {"lexical", e.weights.lexical},
-               {"temporal", e.weights.temporal}}},
-             {"matched_terms", e.matched_terms}});
+        hits.push_back({{"score", h.score},
+                        {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
+                        {"signals",
+                         {{"semantic", SignalJson(e.semantic)},
+                          {"lexical", SignalJson(e.lexical)},
+                          {"temporal", SignalJson(e.temporal)}}},
+                        {"weights",
+                         {{"semantic", e.weights.semantic},
+                          {"lexical", e.weights.lexical},
+                          {"temporal", e.weights.temporal}}},
+                        {"matched_terms", e.matched_terms}});
       }
       nlohmann::json out = {{"query", args->query},
                             {"mode", FusionModeName(options.mode)},
@@ -127,8 +126,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       if (response->semantic) {
         cli.out() << " (" << response->vector_candidates << " from the vector search)";
       }
-      cli.out()
-                << (response->temporal_fallback ? ", no term matched: ranked by recency" : "")
+      cli.out() << (response->temporal_fallback ? ", no term matched: ranked by recency" : "")
                 << "\n";
     }
     if (response->hits.empty()) {
