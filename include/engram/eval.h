@@ -28,6 +28,9 @@ namespace engram {
 struct EvalOptions {
   // Modes to run, side by side; the first is the baseline for deltas.
   std::vector<FusionMode> modes = {FusionMode::kBlended};
+  // Extra blended runs after `modes`, one per weight set, on the same
+  // indexed corpus (a weight sweep embeds the corpus once).
+  std::vector<FusionWeights> blend_weights;
   // Results retrieved per query; metrics are cut at 1, 5, 10 and 100.
   size_t depth = 100;
   // Options of the temporary store (BM25, weights, ...); db_path and clock
@@ -45,6 +48,8 @@ struct EvalRankedDoc {
 
 struct EvalModeResult {
   FusionMode mode = FusionMode::kBlended;
+  // The mode's name, or "blended[s/l/t]" for a run with its own weights.
+  std::string name;
   // Macro averages: "P@k", "recall@k", "MRR@k", "nDCG@k" for k in 1, 5, 10,
   // 100, plus "MRR" (uncut) and "map".
   std::map<std::string, double> metrics;

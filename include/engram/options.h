@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/clock.h"
+#include "engram/status.h"
 
 namespace engram {
 
@@ -41,6 +44,11 @@ enum class FusionMode {
   kSemantic,  // cosine only, over the vector candidates
   kRrf,       // reciprocal rank fusion of the lexical and semantic rankings
 };
+
+// "blended", "lexical", "temporal", "semantic", "rrf".
+std::string_view FusionModeName(FusionMode mode);
+// The mode a name gives; InvalidArgument naming the accepted names.
+Result<FusionMode> ParseFusionMode(const std::string& text);
 
 // Weights of the blended score. Negative weights count as 0; when all are 0
 // the defaults are used. Weights of signals that are absent (no vectors yet)
@@ -124,6 +132,8 @@ struct SearchOptions {
   size_t k = 10;                    // results wanted; default 10
   std::vector<std::string> scopes;  // empty means {"default"}
   FusionMode mode = FusionMode::kBlended;
+  // Blend weights for this search only; unset: the engine's.
+  std::optional<FusionWeights> weights;
   bool explain = false;       // fill SearchHit::explanation
   bool record_access = true;  // bump access_count/last_accessed of hits
 };

@@ -243,32 +243,6 @@ ProviderDefaults DefaultsForProvider(const std::string& provider_spec) {
   return d;
 }
 
-Result<FusionMode> ParseFusionMode(const std::string& text) {
-  if (text == "blended") return FusionMode::kBlended;
-  if (text == "lexical") return FusionMode::kLexical;
-  if (text == "temporal") return FusionMode::kTemporal;
-  if (text == "semantic") return FusionMode::kSemantic;
-  if (text == "rrf") return FusionMode::kRrf;
-  return InvalidArgument("unknown mode '" + text +
-                         "' (expected blended, lexical, semantic, rrf or temporal)");
-}
-
-std::string_view FusionModeName(FusionMode mode) {
-  switch (mode) {
-    case FusionMode::kBlended:
-      return "blended";
-    case FusionMode::kLexical:
-      return "lexical";
-    case FusionMode::kTemporal:
-      return "temporal";
-    case FusionMode::kSemantic:
-      return "semantic";
-    case FusionMode::kRrf:
-      return "rrf";
-  }
-  return "?";
-}
-
 Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags) {
   ResolvedConfig config;
   const std::string user_home = env("HOME").value_or(".");

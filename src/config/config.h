@@ -72,10 +72,6 @@ struct ProviderDefaults {
 // `provider_spec` as given to CreateEmbedder ("local", "hash:dim=64", ...).
 ProviderDefaults DefaultsForProvider(const std::string& provider_spec);
 
-// Parses "blended" / "lexical" / "semantic" / "rrf" / "temporal".
-Result<FusionMode> ParseFusionMode(const std::string& text);
-std::string_view FusionModeName(FusionMode mode);
-
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_CONFIG_CONFIG_H_

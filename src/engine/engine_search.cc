@@ -164,7 +164,9 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       candidates.push_back(std::move(c));
     }
     response.candidates = candidates.size();
-    fused = Fuse(candidates, options.mode, options_.fusion);
+    FusionOptions fusion = options_.fusion;
+    if (options.weights) fusion.weights = *options.weights;
+    fused = Fuse(candidates, options.mode, fusion);
     fused.ranked.resize(std::min(options.k, fused.ranked.size()));
     std::vector<int64_t> rowids;
     rowids.reserve(fused.ranked.size());

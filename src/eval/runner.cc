@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <unordered_map>
 
 #include "engram/engine.h"
@@ -117,10 +119,26 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   }
   report.index_seconds = SecondsSince(index_start);
 
-  MetricOptions metric_options;
+  struct Variant {
+    FusionMode mode;
+    std::optional<FusionWeights> weights;
+    std::string name;
+  };
+  std::vector<Variant> variants;
   for (FusionMode mode : options.modes) {
+    variants.push_back({mode, std::nullopt, std::string(FusionModeName(mode))});
+  }
+  for (const FusionWeights& w : options.blend_weights) {
+    std::ostringstream name;
+    name << "blended[" << w.semantic << "/" << w.lexical << "/" << w.temporal << "]";
+    variants.push_back({FusionMode::kBlended, w, name.str()});
+  }
+  MetricOptions metric_options;
+  for (const Variant& variant : variants) {
+    const FusionMode mode = variant.mode;
     EvalModeResult result;
     result.mode = mode;
+    result.name = variant.name;
     EvalRun run;
     const auto start = std::chrono::steady_clock::now();
     size_t done = 0;
@@ -130,6 +148,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
       search.k = options.depth;
       search.scopes = {q.scope};
       search.mode = mode;
+      search.weights = variant.weights;
       search.record_access = false;
       ENGRAM_ASSIGN_OR_RETURN(SearchResponse response, engine->Search(q.text, search));
       std::vector<ScoredDoc>& ranked = run[q.id];

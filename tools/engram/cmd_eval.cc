@@ -22,20 +22,33 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   return out;
 }
 
+// "0.34/0.51/0.15" -> weights; InvalidArgument otherwise.
+Result<FusionWeights> ParseWeights(const std::string& text) {
+  FusionWeights w;
+  char slash1 = 0, slash2 = 0;
+  std::istringstream in(text);
+  if (!(in >> w.semantic >> slash1 >> w.lexical >> slash2 >> w.temporal) || slash1 != '/' ||
+      slash2 != '/' || !(in >> std::ws).eof()) {
+    return InvalidArgument("weights '" + text + "': expected SEMANTIC/LEXICAL/TEMPORAL");
+  }
+  return w;
+}
+
 void PrintTable(std::ostream& out, const EvalReport& r) {
   out << "dataset " << r.dataset << ": " << r.documents << " documents (" << r.facts << " facts";
   if (r.skipped_documents > 0) out << ", " << r.skipped_documents << " empty rows skipped";
   out << "), " << r.queries << " queries averaged; indexed in " << std::fixed
       << std::setprecision(1) << r.index_seconds << " s\n\n";
   out << std::left << std::setw(12) << "metric";
-  for (const auto& m : r.modes) out << std::right << std::setw(10) << FusionModeName(m.mode);
-  for (size_t i = 1; i < r.modes.size(); ++i) {
-    out << std::setw(12) << ("d " + std::string(FusionModeName(r.modes[i].mode)));
-  }
+  for (const auto& m : r.modes) out << std::right << std::setw(10) << m.name << " ";
+  for (size_t i = 1; i < r.modes.size(); ++i) out << std::setw(12) << ("d " + r.modes[i].name);
   out << "\n" << std::setprecision(4);
   for (const std::string& metric : EvalMetricNames()) {
     out << std::left << std::setw(12) << metric << std::right;
-    for (const auto& m : r.modes) out << std::setw(10) << m.metrics.at(metric);
+    for (const auto& m : r.modes) {
+      out << std::setw(static_cast<int>(std::max<size_t>(10, m.name.size())))
+          << m.metrics.at(metric) << " ";
+    }
     for (size_t i = 1; i < r.modes.size(); ++i) {
       const double delta = r.modes[i].metrics.at(metric) - r.modes[0].metrics.at(metric);
       std::ostringstream d;
@@ -46,7 +59,7 @@ void PrintTable(std::ostream& out, const EvalReport& r) {
   }
   out << std::setprecision(2) << "\nquery time:";
   for (const auto& m : r.modes) {
-    out << " " << FusionModeName(m.mode) << " "
+    out << " " << m.name << " "
         << (r.queries ? 1000.0 * m.seconds / static_cast<double>(m.run.size()) : 0.0)
         << " ms/query";
   }
@@ -62,6 +75,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     std::string compare;
     size_t depth = 100;
     std::string run_file;
+    std::string weights;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -77,7 +91,11 @@ void RegisterEval(CLI::App& app, Cli& cli) {
   sub->add_option("--depth", args->depth, "Results per query (default 100)");
   sub->add_option("--run-file", args->run_file,
                   "Write a TREC run (one mode) or FILE.<mode> per mode");
-  sub->add_flag("--json", args->json, "Print one JSON object");
+  sub->add_option("--weights", args->weights,
+                  "Also run blended with each weight set, e.g. 0.3/0.55/0.15,0.4/0.45/0.15 "
+                  "(semantic/lexical/temporal; the corpus is embedded once)");
+  sub->add_flag("--json", args->json,
+                "Print one JSON object (means, and nDCG@10 per query for each run)");
   cli.OnRun(sub, [&cli, args]() -> int {
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
@@ -100,9 +118,15 @@ void RegisterEval(CLI::App& app, Cli& cli) {
       if (!mode.ok()) return cli.UsageError("eval: " + mode.status().message());
       options.modes.push_back(*mode);
     }
-    const bool semantic = std::any_of(options.modes.begin(), options.modes.end(), [](FusionMode m) {
-      return m != FusionMode::kLexical && m != FusionMode::kTemporal;
-    });
+    for (const auto& w : SplitCommas(args->weights)) {
+      auto weights = ParseWeights(w);
+      if (!weights.ok()) return cli.UsageError("eval: --weights: " + weights.status().message());
+      options.blend_weights.push_back(*weights);
+    }
+    const bool semantic = !options.blend_weights.empty() ||
+                          std::any_of(options.modes.begin(), options.modes.end(), [](FusionMode m) {
+                            return m != FusionMode::kLexical && m != FusionMode::kTemporal;
+                          });
     auto embedder =
         cli.LoadEmbedder(*config, semantic ? Cli::Embedding::kIfAvailable : Cli::Embedding::kNone);
     if (!embedder.ok()) return cli.Fail(embedder.status());
@@ -120,7 +144,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
 
     if (!args->run_file.empty()) {
       for (const auto& m : report->modes) {
-        const std::string name(FusionModeName(m.mode));
+        const std::string& name = m.name;
         const std::string path =
             report->modes.size() == 1 ? args->run_file : args->run_file + "." + name;
         Status s = WriteEvalRun(m, "engram-" + name, path);
@@ -129,11 +153,17 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     }
     if (args->json) {
       nlohmann::json results = nlohmann::json::object();
+      nlohmann::json per_query = nlohmann::json::object();
       for (const auto& m : report->modes) {
-        results[std::string(FusionModeName(m.mode))] = m.metrics;
+        results[m.name] = m.metrics;
+        nlohmann::json& ndcg = per_query[m.name] = nlohmann::json::object();
+        for (const auto& [qid, metrics] : m.per_query) ndcg[qid] = metrics.at("nDCG@10");
       }
-      nlohmann::json out = {
-          {"dataset", report->dataset}, {"queries", report->queries}, {"results", results}};
+      nlohmann::json out = {{"dataset", report->dataset},
+                            {"queries", report->queries},
+                            {"index_seconds", report->index_seconds},
+                            {"results", results},
+                            {"per_query_ndcg10", per_query}};
       cli.out() << out.dump() << "\n";
       return kExitOk;
     }
