@@ -74,7 +74,7 @@ TEST(EngineBackfillTest, SearchesDriveTheWorkerUntilEveryFactHasAVector) {
   testing::TempDir dir;
   EngineOptions o;
   o.db_path = dir.File("memory.db");
-  constexpr size_t kFacts = 1200;
+  constexpr size_t kFacts = 600;
   {
     auto engine = Engine::Open(o);  // keyword-only: no vectors yet
     ASSERT_TRUE(engine.ok());
@@ -136,7 +136,7 @@ TEST(EngineBackfillTest, ClosingTheEngineMidStepIsClean) {
   {
     auto engine = Engine::Open(o);
     ASSERT_TRUE(engine.ok());
-    std::vector<NewFact> facts(2000);
+    std::vector<NewFact> facts(800);
     for (size_t i = 0; i < facts.size(); ++i) {
       facts[i].content = "red lamp number " + std::to_string(i);
     }
@@ -156,7 +156,7 @@ TEST(EngineBackfillTest, ClosingTheEngineMidStepIsClean) {
   auto stats = (*engine)->Stats();
   ASSERT_TRUE(stats.ok());
   // Whatever was committed is whole: every vector belongs to a fact.
-  EXPECT_EQ(stats->vectors + stats->missing_vectors, 2000);
+  EXPECT_EQ(stats->vectors + stats->missing_vectors, 800);
 }
 
 }  // namespace
