@@ -32,7 +32,6 @@ void BackfillWorker::Loop() {
       pending_ = false;
     }
     step_(stop_);
-    steps_.fetch_add(1);
   }
 }
 

@@ -12,7 +12,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -33,9 +32,6 @@ class BackfillWorker {
   // Asks for one more step.
   void Poke();
 
-  // Steps completed so far (for tests and stats).
-  size_t steps() const { return steps_.load(); }
-
  private:
   void Loop();
 
@@ -44,7 +40,6 @@ class BackfillWorker {
   std::condition_variable wake_;
   bool pending_ = false;  // guarded by mutex_
   std::atomic<bool> stop_{false};
-  std::atomic<size_t> steps_{0};
   std::thread thread_;  // last: starts after every member above exists
 };
 
