@@ -7,6 +7,7 @@
 Sentences are split on '. ' and kept when 40..300 characters long; each
 gets a creation time spread over the last two years so recency varies.
 """
+import datetime
 import json
 import sys
 
@@ -34,9 +35,8 @@ def main():
                 if not 40 <= len(sentence) <= 300:
                     continue
                 created = base + (written * 6311) % (2 * 365 * 86400)
-                fact = {"content": sentence,
-                        "created_at": __import__("datetime").datetime.utcfromtimestamp(created)
-                        .strftime("%Y-%m-%dT%H:%M:%SZ")}
+                when = datetime.datetime.fromtimestamp(created, datetime.timezone.utc)
+                fact = {"content": sentence, "created_at": when.strftime("%Y-%m-%dT%H:%M:%SZ")}
                 out.write(json.dumps(fact, ensure_ascii=False) + "\n")
                 written += 1
                 if written >= limit:
