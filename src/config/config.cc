@@ -236,9 +236,11 @@ ProviderDefaults DefaultsForProvider(const std::string& provider_spec) {
   ProviderDefaults d;
   if (provider == "local") {
     // USE-Lite: the blend is best with about 0.4 of semantic + lexical on
-    // the semantic side, and its cosines run high for unrelated text.
+    // the semantic side (docs/RESULTS.md, weight sweep). Its cosines run
+    // high for unrelated text; 0.3 keeps 96-99% of relevant pairs and drops
+    // about half the unrelated ones on short facts (bench/RESULTS-cosine.md).
     d.weights = FusionWeights{0.34, 0.51, 0.15};
-    d.min_cosine = 0.25;
+    d.min_cosine = 0.3;
   }
   return d;
 }

@@ -102,7 +102,7 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
     out.append(reinterpret_cast<const char*>(tensor.values.data()),
                tensor.values.size() * sizeof(float));
   }
-  Put(Fnv1a64(out), &out);
+  Put(FastChecksum64(out), &out);
 
   const std::string temp_path = path + ".tmp";
   {
@@ -121,10 +121,17 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
 }
 
 Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return NotFound("embed: model file " + path + ": cannot open");
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return IOError("embed: model file " + path + ": read failed");
+  // One read of the whole file (about 28 MB): every process that embeds
+  // pays for this load, so it must not go byte by byte.
+  const std::streamoff size = file.tellg();
+  if (size < 0) return IOError("embed: model file " + path + ": cannot size");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  file.seekg(0);
+  if (!file.read(bytes.data(), size)) {
+    return IOError("embed: model file " + path + ": read failed");
+  }
 
   if (bytes.size() < kMagicSize + kTrailerSize ||
       std::memcmp(bytes.data(), kUseLiteModelMagic, kMagicSize) != 0) {
@@ -133,7 +140,7 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
   const std::string_view body(bytes.data(), bytes.size() - kTrailerSize);
   uint64_t stored_sum = 0;
   std::memcpy(&stored_sum, bytes.data() + body.size(), kTrailerSize);
-  if (stored_sum != Fnv1a64(body)) {
+  if (stored_sum != FastChecksum64(body)) {
     return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
   }
 
@@ -145,7 +152,8 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
   if (!reader.Get(&version)) return Malformed(path, "short header");
   if (version != kUseLiteModelVersion) {
     return NotSupported("embed: model file " + path + ": version " + std::to_string(version) +
-                        ", this build reads version " + std::to_string(kUseLiteModelVersion));
+                        ", this build reads version " + std::to_string(kUseLiteModelVersion) +
+                        "; convert it again (make build)");
   }
   if (!reader.Get(&model.max_tokens) || !reader.Get(&model.output_dim) ||
       !reader.Get(&piece_count) || !reader.Get(&tensor_count)) {

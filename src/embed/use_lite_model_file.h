@@ -20,7 +20,7 @@
 //              u32      rank (0 for a scalar, at most 4)
 //              u32      each dimension, rank times
 //              f32      the values, product-of-dimensions many, row-major
-//   trailer    u64      Fnv1a64 (src/common/hash.h) of every byte before it
+//   trailer    u64      FastChecksum64 (src/common/hash.h) of every byte before it
 //
 // A reader checks the trailer before anything else, so a truncated or
 // altered file reads as Corruption, and then bounds-checks every field.
@@ -41,7 +41,8 @@
 namespace engram {
 
 inline constexpr char kUseLiteModelMagic[] = "ENGRAMUL";  // 8 bytes on disk
-inline constexpr uint32_t kUseLiteModelVersion = 1;
+// Version 2: the trailer is FastChecksum64 (version 1 used Fnv1a64).
+inline constexpr uint32_t kUseLiteModelVersion = 2;
 
 // A named float32 array; `values.size()` is the product of `shape`.
 struct UseLiteTensor {

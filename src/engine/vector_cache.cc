@@ -87,6 +87,27 @@ Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vec
 
 Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
                               std::vector<std::string>* warnings) {
+  if (!entry->index) {
+    // First use: labels and vectors in one pass. A scope too large for
+    // exact search goes on to the HNSW path below.
+    auto flat = std::make_unique<FlatIndex>(dimension_);
+    std::vector<VectorRef> refs;
+    Status upserted = Status::OK();
+    ENGRAM_RETURN_IF_ERROR(store->LoadScope(
+        space_id_, scope, dimension_, [&](const VectorRef& ref, std::span<const float> v) {
+          refs.push_back(ref);
+          if (upserted.ok() && refs.size() < options_.hnsw_threshold) {
+            upserted = flat->Upsert(ref.vector_id, v);
+          }
+        }));
+    ENGRAM_RETURN_IF_ERROR(upserted);
+    if (refs.empty() || refs.size() < options_.hnsw_threshold) {
+      entry->index = std::move(flat);
+      entry->hnsw = false;
+      SetLabels(refs, entry);
+      return Status::OK();
+    }
+  }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
   const bool want_hnsw = refs.size() >= options_.hnsw_threshold && !refs.empty();
   const std::string path = IndexPath(scope);
@@ -137,12 +158,7 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     changed = changed || !gone.empty() || !added.empty();
   }
 
-  entry->fact_of_label.clear();
-  entry->label_of_fact.clear();
-  for (const VectorRef& r : refs) {
-    entry->fact_of_label[r.vector_id] = r.fact_rowid;
-    entry->label_of_fact[r.fact_rowid] = r.vector_id;
-  }
+  SetLabels(refs, entry);
 
   if (entry->hnsw && changed) {
     std::error_code ec;
@@ -151,6 +167,17 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
   }
   return Status::OK();
+}
+
+void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
+  entry->fact_of_label.clear();
+  entry->label_of_fact.clear();
+  entry->fact_of_label.reserve(refs.size());
+  entry->label_of_fact.reserve(refs.size());
+  for (const VectorRef& r : refs) {
+    entry->fact_of_label[r.vector_id] = r.fact_rowid;
+    entry->label_of_fact[r.fact_rowid] = r.vector_id;
+  }
 }
 
 Result<std::vector<VectorHit>> VectorCache::Search(std::span<const float> query,

@@ -89,6 +89,8 @@ class VectorCache {
                ScopeIndex* entry);
   // Loads `vector_ids` from the store into entry->index.
   Status LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids, ScopeIndex* entry);
+  // Rebuilds the label <-> fact maps from `refs`.
+  static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   std::string IndexPath(const std::string& scope) const;
   std::string Stamp(const std::string& scope) const;
 

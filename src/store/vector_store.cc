@@ -95,6 +95,45 @@ Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::st
   return out;
 }
 
+namespace {
+
+// The blob of column `column` as `dimension` floats, copied into `buffer`.
+Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimension,
+                  std::vector<float>* buffer) {
+  const std::string_view blob = s.ColumnBlob(column);
+  if (blob.size() != dimension * sizeof(float)) {
+    return Corruption("store: vector " + std::to_string(id) + " holds " +
+                      std::to_string(blob.size()) + " bytes, want " +
+                      std::to_string(dimension * sizeof(float)));
+  }
+  buffer->resize(dimension);
+  std::memcpy(buffer->data(), blob.data(), blob.size());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status VectorStore::LoadScope(
+    int64_t space_id, const std::string& scope, size_t dimension,
+    const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT v.rowid, v.fact_rowid, v.vector FROM fact_vectors v "
+                   "JOIN facts f ON f.rowid = v.fact_rowid "
+                   "WHERE v.space_id = ?1 AND f.scope = ?2"));
+  s.BindInt(1, space_id);
+  s.BindText(2, scope);
+  std::vector<float> buffer;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    const VectorRef ref{s.ColumnInt(0), s.ColumnInt(1)};
+    ENGRAM_RETURN_IF_ERROR(ReadVector(s, 2, ref.vector_id, dimension, &buffer));
+    sink(ref, buffer);
+  }
+  return Status::OK();
+}
+
 Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
                          const std::function<void(int64_t, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
@@ -104,13 +143,7 @@ Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimensio
     s.BindInt(1, id);
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
     if (found) {
-      const std::string_view blob = s.ColumnBlob(0);
-      if (blob.size() != dimension * sizeof(float)) {
-        return Corruption("store: vector " + std::to_string(id) + " holds " +
-                          std::to_string(blob.size()) + " bytes, want " +
-                          std::to_string(dimension * sizeof(float)));
-      }
-      std::memcpy(buffer.data(), blob.data(), blob.size());
+      ENGRAM_RETURN_IF_ERROR(ReadVector(s, 0, id, dimension, &buffer));
       sink(id, buffer);
     }
     s.Reset();

@@ -70,6 +70,12 @@ class VectorStore {
   Status Load(const std::vector<int64_t>& vector_ids, size_t dimension,
               const std::function<void(int64_t, std::span<const float>)>& sink);
 
+  // Every vector of `scope` in the space, in one pass, in no set order
+  // (sorting would copy every blob): `sink` gets the label, the fact and the
+  // vector. Corruption as Load.
+  Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension,
+                   const std::function<void(const VectorRef&, std::span<const float>)>& sink);
+
   // Facts without a vector in the space, lowest rowid first, at most `limit`
   // (0: all).
   Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit);
