@@ -45,12 +45,14 @@ lint-format:
 format:
 	@scripts/check_format.sh --fix
 
-# Speed: whole-process import and search (needs ../shared/datasets), the
-# embedded model, and vector search against FAISS and hnswlib.
+# Speed: whole-process import and search (needs ../shared/datasets) and the
+# embedded model. bench/vector_search.sh (against FAISS and hnswlib, built
+# here) and bench/cosine_distribution.sh take longer and run on their own.
 bench: build
 	@scripts/setup.sh libfaiss-dev
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution
 	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
+	@bench/embed_speed.sh ./$(BUILD_DIR) "$${ENGRAM_HOME:-$${XDG_DATA_HOME:-$$HOME/.local/share}/engram}/models/use-lite-en.bin"
 
 results: build
 	@scripts/results.sh ./$(BUILD_DIR)/engram

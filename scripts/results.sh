@@ -43,7 +43,8 @@ done
 echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
 if [ -x "$(dirname "$engram")/embed_speed" ]; then
-  bench/embed_speed.sh "$(dirname "$engram")" > "$work/embed_speed.md"
+  bench/embed_speed.sh "$(dirname "$engram")" "$ENGRAM_HOME/models/use-lite-en.bin" \
+    > "$work/embed_speed.md"
 fi
 
 python3 - "$work" "$datasets" "$(git rev-parse --short HEAD)" > docs/RESULTS.md <<'PY'
