@@ -9,7 +9,9 @@
 //  - returns at most k hits whose score is >= min_score, best first;
 //  - ties (equal float scores) break by label ascending, so the same index
 //    and query always give the same list;
-//  - an empty index, or k == 0, gives an empty list.
+//  - an empty index, or k == 0, gives an empty list;
+//  - scores are exact (Dot of vector_math.h), also from an approximate
+//    index, which may only miss some of the true top k.
 // Upsert checks the vector (CheckVector) and L2-normalises it; a label that
 // is present is replaced.
 //
@@ -31,14 +33,16 @@ namespace engram {
 
 struct ScoredLabel {
   int64_t label = 0;
-  float score = 0.0f;
+  float score = 0.0f;  // exact inner product with the query
+
+  bool operator==(const ScoredLabel&) const = default;
 };
 
 class VectorIndex {
  public:
   virtual ~VectorIndex() = default;
 
-  virtual size_t dimension() const = 0;
+  virtual size_t Dimension() const = 0;  // floats per vector
   virtual size_t size() const = 0;
 
   // Adds or replaces `label`'s vector. InvalidArgument (see CheckVector)
@@ -52,12 +56,14 @@ class VectorIndex {
   virtual size_t Prune(const std::function<bool(int64_t)>& keep) = 0;
 
   // The k best labels for a unit-length `query` (see the contract above).
-  // InvalidArgument for a query of the wrong dimension or with NaN/Inf.
+  // InvalidArgument for a query that fails CheckVector: wrong dimension,
+  // NaN/Inf, or zero norm (which has no direction).
   virtual Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
                                                   float min_score) const = 0;
 
-  // Exact inner product of `query` with `label`'s vector; nullopt when the
-  // label is absent.
+  // Exact inner product of `query` with `label`'s vector, the same float a
+  // search reports for it; nullopt when the label is absent or the query has
+  // the wrong dimension.
   virtual std::optional<float> Score(std::span<const float> query, int64_t label) const = 0;
 
   // Every label present, ascending.

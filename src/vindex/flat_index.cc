@@ -1,0 +1,172 @@
+#include "src/vindex/flat_index.h"
+
+#include <algorithm>
+#include <array>
+#include <system_error>
+#include <thread>
+
+#include "src/vindex/top_k.h"
+#include "src/vindex/vector_math.h"
+
+namespace engram {
+namespace {
+
+// Rows scored per DotRows call: the scores fit in L1 beside the query.
+constexpr size_t kBlockRows = 256;
+
+// Each thread of a parallel search gets at least this many rows.
+constexpr size_t kMinRowsPerThread = 4096;
+
+}  // namespace
+
+FlatIndex::FlatIndex(size_t dimension, FlatIndexOptions options)
+    : dimension_(dimension), options_(options) {}
+
+Status FlatIndex::Upsert(int64_t label, std::span<const float> vector) {
+  ENGRAM_RETURN_IF_ERROR(CheckVector(vector, dimension_));
+  std::vector<float> unit(vector.begin(), vector.end());
+  ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(unit));
+  const auto found = row_of_.find(label);
+  if (found != row_of_.end()) {
+    std::copy(unit.begin(), unit.end(), rows_.begin() + (found->second * dimension_));
+    return Status::OK();
+  }
+  rows_.insert(rows_.end(), unit.begin(), unit.end());
+  labels_.push_back(label);
+  row_of_.emplace(label, labels_.size() - 1);
+  return Status::OK();
+}
+
+bool FlatIndex::Remove(int64_t label) {
+  const auto found = row_of_.find(label);
+  if (found == row_of_.end()) return false;
+  const size_t row = found->second;
+  const size_t last = labels_.size() - 1;
+  row_of_.erase(found);
+  if (row != last) {
+    std::copy(rows_.begin() + (last * dimension_), rows_.begin() + ((last + 1) * dimension_),
+              rows_.begin() + (row * dimension_));
+    labels_[row] = labels_[last];
+    row_of_[labels_[row]] = row;
+  }
+  labels_.pop_back();
+  rows_.resize(labels_.size() * dimension_);
+  return true;
+}
+
+size_t FlatIndex::Prune(const std::function<bool(int64_t)>& keep) {
+  // One compacting pass: kept rows slide down over removed ones, in order.
+  size_t kept = 0;
+  for (size_t row = 0; row < labels_.size(); ++row) {
+    const int64_t label = labels_[row];
+    if (!keep(label)) {
+      row_of_.erase(label);
+      continue;
+    }
+    if (kept != row) {
+      std::copy(rows_.begin() + (row * dimension_), rows_.begin() + ((row + 1) * dimension_),
+                rows_.begin() + (kept * dimension_));
+      labels_[kept] = label;
+      row_of_[label] = kept;
+    }
+    ++kept;
+  }
+  const size_t removed = labels_.size() - kept;
+  labels_.resize(kept);
+  rows_.resize(kept * dimension_);
+  return removed;
+}
+
+size_t FlatIndex::SearchThreads() const {
+  const size_t rows = labels_.size();
+  if (rows < options_.parallel_min_rows) return 1;
+  size_t threads = options_.threads;
+  if (threads == 0) threads = std::max<size_t>(1, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min(threads, rows / kMinRowsPerThread));
+}
+
+void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
+                         std::vector<ScoredLabel>* heap) const {
+  heap->reserve(k);
+  std::array<float, kBlockRows> scores{};
+  for (size_t block = begin; block < end; block += kBlockRows) {
+    const size_t count = std::min(kBlockRows, end - block);
+    DotRows(query, rows_.data() + (block * dimension_), count, dimension_, scores.data());
+    for (size_t i = 0; i < count; ++i) {
+      const float score = scores[i];
+      // Most rows lose to the worst hit kept; skip them before the heap.
+      if (score < min_score || (heap->size() == k && score < heap->front().score)) continue;
+      OfferHit({labels_[block + i], score}, k, heap);
+    }
+  }
+}
+
+Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query, size_t k,
+                                                   float min_score) const {
+  ENGRAM_RETURN_IF_ERROR(CheckVector(query, dimension_));
+  std::vector<ScoredLabel> hits;
+  const size_t rows = labels_.size();
+  if (k == 0 || rows == 0) return hits;
+
+  const size_t threads = SearchThreads();
+  if (threads == 1) {
+    ScanRows(query.data(), 0, rows, k, min_score, &hits);
+    SortHits(k, &hits);
+    return hits;
+  }
+
+  // Slice i covers rows [i * rows / threads, (i + 1) * rows / threads); the
+  // calling thread scans slice 0.
+  std::vector<std::vector<ScoredLabel>> heaps(threads);
+  std::vector<std::thread> workers;
+  workers.reserve(threads - 1);
+  const auto slice_begin = [&](size_t i) { return i * rows / threads; };
+  for (size_t i = 1; i < threads; ++i) {
+    const size_t begin = slice_begin(i);
+    const size_t end = slice_begin(i + 1);
+    try {
+      workers.emplace_back([this, &query, &heaps, i, begin, end, k, min_score] {
+        ScanRows(query.data(), begin, end, k, min_score, &heaps[i]);
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: scan this slice here instead.
+      ScanRows(query.data(), begin, end, k, min_score, &heaps[i]);
+    }
+  }
+  ScanRows(query.data(), 0, slice_begin(1), k, min_score, &heaps[0]);
+  for (std::thread& worker : workers) worker.join();
+
+  for (const std::vector<ScoredLabel>& heap : heaps)
+    hits.insert(hits.end(), heap.begin(), heap.end());
+  SortHits(k, &hits);
+  return hits;
+}
+
+std::optional<float> FlatIndex::Score(std::span<const float> query, int64_t label) const {
+  if (query.size() != dimension_) return std::nullopt;
+  const auto found = row_of_.find(label);
+  if (found == row_of_.end()) return std::nullopt;
+  return Dot(query.data(), rows_.data() + (found->second * dimension_), dimension_);
+}
+
+std::vector<int64_t> FlatIndex::Labels() const {
+  std::vector<int64_t> labels = labels_;
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
+void FlatIndex::Reserve(size_t rows) {
+  rows_.reserve(rows * dimension_);
+  labels_.reserve(rows);
+  row_of_.reserve(rows);
+}
+
+size_t FlatIndex::MemoryBytes() const {
+  // An unordered_map node holds the pair and a next pointer; each bucket is
+  // one pointer.
+  constexpr size_t kMapNodeBytes = sizeof(std::pair<const int64_t, size_t>) + sizeof(void*);
+  return (rows_.capacity() * sizeof(float)) + (labels_.capacity() * sizeof(int64_t)) +
+         (row_of_.size() * kMapNodeBytes) + (row_of_.bucket_count() * sizeof(void*));
+}
+
+}  // namespace engram

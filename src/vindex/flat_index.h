@@ -1,0 +1,83 @@
+// FlatIndex: exact search by scanning every vector (DESIGN §6). The
+// baseline every approximate index is measured against.
+//
+// Storage is one contiguous float32 array of rows, `dimension` floats each,
+// plus a row -> label array and a label -> row map. Remove moves the last
+// row into the hole, so rows stay dense. A search computes the dot product
+// with every row (SIMD, two rows per pass; see vector_math.h) and keeps the
+// best k in a size-k heap: O(n d + n log k). Large indexes are scanned by
+// several threads, each over its own slice of rows; the slices' heaps are
+// merged under the same total order (score desc, label asc), so the result
+// does not depend on the thread count.
+//
+// Scores are the exact float dot product as computed by Dot(): Score() and
+// Search() agree bit for bit, and HnswIndex gives the same score for the
+// same vector.
+//
+// Thread-safety: as VectorIndex. Search() may start threads of its own
+// (FlatIndexOptions); it joins them before it returns.
+#ifndef ENGRAM_SRC_VINDEX_FLAT_INDEX_H_
+#define ENGRAM_SRC_VINDEX_FLAT_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "src/vindex/vector_index.h"
+
+namespace engram {
+
+struct FlatIndexOptions {
+  // Threads one search may use. Default 0 = std::thread::hardware_concurrency().
+  // 1 never starts a thread. A large scan is bound by memory bandwidth, so
+  // more threads help only as far as one core cannot use it all (on the
+  // 2-core benchmark VM one already does: bench/RESULTS-vector.md); they
+  // also compete with searches running at the same time.
+  size_t threads = 0;
+  // Below this many rows a search runs on the calling thread only. Default
+  // 32,768: starting a thread costs tens of microseconds, under 1% of
+  // scanning that many rows of 512 floats; smaller scans often run from
+  // cache and gain little.
+  size_t parallel_min_rows = 32768;
+};
+
+class FlatIndex final : public VectorIndex {
+ public:
+  explicit FlatIndex(size_t dimension, FlatIndexOptions options = {});
+
+  size_t Dimension() const override { return dimension_; }
+  size_t size() const override { return labels_.size(); }
+
+  Status Upsert(int64_t label, std::span<const float> vector) override;
+  bool Remove(int64_t label) override;
+  size_t Prune(const std::function<bool(int64_t)>& keep) override;
+  Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
+                                          float min_score) const override;
+  std::optional<float> Score(std::span<const float> query, int64_t label) const override;
+  std::vector<int64_t> Labels() const override;
+
+  // Reserves room for `rows` vectors, so that many Upserts do not reallocate.
+  void Reserve(size_t rows);
+
+  // Approximate heap bytes held: rows, labels and the label map.
+  size_t MemoryBytes() const;
+
+ private:
+  // The best k of rows [begin, end) into `heap` (a heap whose front is the
+  // worst hit kept).
+  void ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
+                std::vector<ScoredLabel>* heap) const;
+  // How many threads a search over the current rows uses.
+  size_t SearchThreads() const;
+
+  size_t dimension_;
+  FlatIndexOptions options_;
+  std::vector<float> rows_;                     // size() * dimension_ floats
+  std::vector<int64_t> labels_;                 // row -> label
+  std::unordered_map<int64_t, size_t> row_of_;  // label -> row
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_VINDEX_FLAT_INDEX_H_

@@ -1,0 +1,135 @@
+// HnswIndex: approximate search on an HNSW graph (hnswlib 0.6.2), for
+// indexes too large to scan (DESIGN §6). Tests measure its recall against
+// FlatIndex.
+//
+// The graph (HnswGraph, the hnswlib adapter) uses its own inner-product
+// space: distance = -Dot(a, b) with the dot product of vector_math.h (AVX2
+// when the CPU has it). So a hit's score is exact, bit for bit the score
+// FlatIndex gives the same vector; only which labels come back is
+// approximate. A search collects max(k, ef) candidates from the graph and
+// ranks them by the shared order (score desc, label asc) before keeping k.
+//
+// Each stored vector sits in a graph slot (hnswlib's label is the slot
+// number). Remove marks the slot deleted; Upsert of a present label adds a
+// new slot and marks the old one deleted. Deleted slots stay in the graph as
+// waypoints and keep their memory until the index is rebuilt; DeletedCount()
+// tells when that is worth it. (hnswlib 0.6.2's in-place updatePoint is
+// not used: new slots keep every change on its main insertion path.)
+//
+// Persistence: Save writes the hnswlib graph to `path` and a meta file to
+// MetaPath(path) (magic, version, dimension, counts, the caller's stamp,
+// the graph's size and checksum, the slot labels, its own checksum), each
+// through a temporary file and a rename, the meta file last. Load checks all
+// of it before hnswlib reads a byte, so a truncated, stale or garbage file
+// gives an error naming the file, never a crash.
+//
+// Thread-safety: as VectorIndex. Search may run concurrently with other
+// searches. UpsertBatch starts threads of its own and joins them.
+#ifndef ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
+#define ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/vindex/vector_index.h"
+
+namespace engram {
+
+class HnswGraph;
+
+struct HnswIndexOptions {
+  // Links per node on the upper layers (2m on the bottom layer). Default 16;
+  // range [2, 1024]. More links: better recall at a given ef_search, more
+  // memory (8m + 4 bytes per vector on the bottom layer) and slower builds.
+  // A loaded index keeps the m it was built with.
+  size_t m = 16;
+  // Candidate list size while inserting. Default 200; at least 1. Larger
+  // builds a better graph, more slowly. A loaded index keeps its own.
+  size_t ef_construction = 200;
+  // Candidate list size while searching (max(k, ef_search) is used).
+  // Default 128: recall@10 about 0.97 and p50 under 2 ms on 100k 512-d
+  // vectors of low intrinsic dimension, as embeddings are; 64 drops to
+  // about 0.88 (bench/RESULTS-vector.md). Larger: higher recall, searches
+  // slower in proportion. Vectors of pure noise (uniform on the sphere) are
+  // hopeless for any graph: 0.12 at 128, so exact search is better there.
+  size_t ef_search = 128;
+  // Slots allocated up front; the capacity doubles when full. Default 1024.
+  size_t initial_capacity = 1024;
+  // Threads UpsertBatch inserts with. Default 0 = hardware_concurrency().
+  // 1 builds the same graph every run; more threads build faster but the
+  // graph (not its quality) depends on scheduling.
+  size_t build_threads = 0;
+  // Seed of the random layer assignment. Default 100 (hnswlib's).
+  uint64_t random_seed = 100;
+};
+
+class HnswIndex final : public VectorIndex {
+ public:
+  // An empty index. InvalidArgument for dimension 0 or options out of range.
+  static Result<std::unique_ptr<HnswIndex>> Create(size_t dimension,
+                                                   const HnswIndexOptions& options = {});
+
+  // Reads an index written by Save. NotFound when `path` or its meta file is
+  // missing; Corruption (the message names the file) when anything does not
+  // check out: magic, version, dimension, sizes, checksums, graph structure.
+  // `stamp`, when not null, receives the stamp given to Save.
+  static Result<std::unique_ptr<HnswIndex>> Load(const std::string& path, size_t dimension,
+                                                 const HnswIndexOptions& options,
+                                                 std::string* stamp);
+
+  // The meta file beside a graph file: path + ".meta".
+  static std::string MetaPath(const std::string& path);
+
+  ~HnswIndex() override;
+  HnswIndex(const HnswIndex&) = delete;
+  HnswIndex& operator=(const HnswIndex&) = delete;
+
+  size_t Dimension() const override { return dimension_; }
+  size_t size() const override { return slot_of_.size(); }
+
+  Status Upsert(int64_t label, std::span<const float> vector) override;
+  bool Remove(int64_t label) override;
+  size_t Prune(const std::function<bool(int64_t)>& keep) override;
+  Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
+                                          float min_score) const override;
+  std::optional<float> Score(std::span<const float> query, int64_t label) const override;
+  std::vector<int64_t> Labels() const override;
+
+  // Search with a per-call candidate list size instead of options.ef_search.
+  Result<std::vector<ScoredLabel>> SearchWithEf(std::span<const float> query, size_t k,
+                                                float min_score, size_t ef) const;
+
+  // Upserts labels[i] with vectors [i * dimension, (i + 1) * dimension), on
+  // options.build_threads threads. Every vector is checked first: on
+  // InvalidArgument (bad vector, size mismatch, a label twice) the index is
+  // unchanged.
+  Status UpsertBatch(std::span<const int64_t> labels, std::span<const float> vectors);
+
+  // Writes the index to `path` and MetaPath(path), with `stamp` (any bytes,
+  // e.g. a generation number) to be returned by Load. IOError naming the
+  // file when a write fails.
+  Status Save(const std::string& path, const std::string& stamp) const;
+
+  // Slots held by removed or replaced vectors.
+  size_t DeletedCount() const;
+
+  // Approximate heap bytes held: graph, vectors and label maps.
+  size_t MemoryBytes() const;
+
+ private:
+  HnswIndex(size_t dimension, const HnswIndexOptions& options, std::unique_ptr<HnswGraph> graph);
+
+  size_t dimension_;
+  HnswIndexOptions options_;
+  std::unique_ptr<HnswGraph> graph_;
+  std::vector<int64_t> slot_label_;                // slot -> label (stale if deleted)
+  std::unordered_map<int64_t, uint32_t> slot_of_;  // live label -> slot
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_VINDEX_HNSW_INDEX_H_

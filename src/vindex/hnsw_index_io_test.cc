@@ -1,0 +1,276 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/vindex/hnsw_index.h"
+#include "src/vindex/index_file.h"
+#include "src/vindex/test_vectors.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::RandomUnitVectors;
+using testing::ReadFile;
+using testing::Row;
+using testing::TempDir;
+using testing::WriteFile;
+
+constexpr size_t kDim = 24;
+
+// Where the meta file keeps the graph's size and checksum (hnsw_index_io.cc):
+// magic 8, version 4, zero 4, then dimension, m, live, slots.
+constexpr size_t kGraphBytesOffset = 8 + 4 + 4 + (4 * 8);
+
+struct Saved {
+  Saved() : data(RandomUnitVectors(600, kDim, 31)) {
+    HnswIndexOptions options;
+    options.build_threads = 1;
+    options.ef_construction = 40;  // quality is not under test here
+    index = std::move(HnswIndex::Create(kDim, options)).value();
+    for (size_t i = 0; i < 600; ++i) {
+      EXPECT_TRUE(index->Upsert(static_cast<int64_t>(i) - 100, Row(data, kDim, i)).ok());
+    }
+    // A removal and a replacement, so deleted slots are saved too.
+    EXPECT_TRUE(index->Remove(5));
+    EXPECT_TRUE(index->Upsert(6, Row(data, kDim, 0)).ok());
+    path = dir.File("index.hnsw");
+    EXPECT_TRUE(index->Save(path, stamp).ok());
+  }
+
+  Result<std::unique_ptr<HnswIndex>> Load(std::string* loaded_stamp = nullptr) const {
+    return HnswIndex::Load(path, kDim, HnswIndexOptions{}, loaded_stamp);
+  }
+
+  TempDir dir;
+  std::vector<float> data;
+  std::unique_ptr<HnswIndex> index;
+  std::string path;
+  const std::string stamp = std::string("generation 7\0labels ab12", 24);
+};
+
+// Rewrites the meta file so that it vouches for the graph file as it is
+// now: what a bad graph looks like once it gets past the checksums.
+void VouchForGraph(const std::string& path) {
+  const std::string meta_path = HnswIndex::MetaPath(path);
+  std::string meta = ReadFile(meta_path);
+  const auto digest = DigestFile(path);
+  ASSERT_TRUE(digest.ok());
+  std::memcpy(meta.data() + kGraphBytesOffset, &digest->bytes, sizeof(uint64_t));
+  std::memcpy(meta.data() + kGraphBytesOffset + 8, &digest->checksum, sizeof(uint64_t));
+  const uint64_t checksum = ChecksumOf(std::string_view(meta).substr(0, meta.size() - 8));
+  std::memcpy(meta.data() + meta.size() - 8, &checksum, sizeof(uint64_t));
+  WriteFile(meta_path, meta);
+}
+
+TEST(HnswIndexIoTest, SaveThenLoadGivesTheSameIndexAndStamp) {
+  Saved saved;
+  std::string stamp;
+  auto loaded = saved.Load(&stamp);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  HnswIndex& index = **loaded;
+  EXPECT_EQ(stamp, saved.stamp);
+  EXPECT_EQ(index.Dimension(), kDim);
+  EXPECT_EQ(index.size(), saved.index->size());
+  EXPECT_EQ(index.DeletedCount(), saved.index->DeletedCount());
+  EXPECT_EQ(index.Labels(), saved.index->Labels());
+  const std::vector<float> queries = RandomUnitVectors(25, kDim, 32);
+  for (size_t q = 0; q < 25; ++q) {
+    const auto before = saved.index->Search(Row(queries, kDim, q), 10, -1.0f);
+    const auto after = index.Search(Row(queries, kDim, q), 10, -1.0f);
+    ASSERT_TRUE(before.ok() && after.ok());
+    EXPECT_EQ(*after, *before);
+  }
+  EXPECT_FALSE(index.Score(Row(saved.data, kDim, 105), 5).has_value());
+  EXPECT_EQ(index.Score(Row(queries, kDim, 0), 6), saved.index->Score(Row(queries, kDim, 0), 6));
+
+  // The loaded index takes changes and saves again.
+  ASSERT_TRUE(index.Upsert(5, Row(saved.data, kDim, 105)).ok());
+  ASSERT_TRUE(index.Save(saved.path, "next").ok());
+  auto reloaded = saved.Load(&stamp);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().ToString();
+  EXPECT_EQ(stamp, "next");
+  EXPECT_EQ((*reloaded)->size(), saved.index->size() + 1);
+  EXPECT_NEAR((*reloaded)->Score(Row(saved.data, kDim, 105), 5).value(), 1.0f, 1e-6);
+}
+
+TEST(HnswIndexIoTest, EmptyIndexRoundTrips) {
+  TempDir dir;
+  auto index = std::move(HnswIndex::Create(kDim)).value();
+  const std::string path = dir.File("empty.hnsw");
+  ASSERT_TRUE(index->Save(path, "").ok());
+  std::string stamp = "x";
+  auto loaded = HnswIndex::Load(path, kDim, {}, &stamp);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->size(), 0u);
+  EXPECT_EQ(stamp, "");
+  ASSERT_TRUE((*loaded)->Upsert(1, RandomUnitVectors(1, kDim, 1)).ok());
+  EXPECT_EQ((*loaded)->size(), 1u);
+}
+
+TEST(HnswIndexIoTest, SaveLeavesNoTemporaryFiles) {
+  Saved saved;
+  ASSERT_TRUE(saved.index->Save(saved.path, "again").ok());
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(saved.dir.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_THAT(names, ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
+}
+
+TEST(HnswIndexIoTest, MissingFilesAreNotFoundNamingThePath) {
+  Saved saved;
+  std::filesystem::remove(saved.path);
+  auto loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(loaded.status().message(), HasSubstr(saved.path));
+
+  std::filesystem::remove(HnswIndex::MetaPath(saved.path));
+  loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(loaded.status().message(), HasSubstr(HnswIndex::MetaPath(saved.path)));
+}
+
+TEST(HnswIndexIoTest, TruncatedGraphIsCorruptionNamingTheFile) {
+  Saved saved;
+  const std::string whole = ReadFile(saved.path);
+  for (const size_t keep :
+       {size_t{0}, size_t{10}, size_t{96}, whole.size() / 2, whole.size() - 1}) {
+    WriteFile(saved.path, whole.substr(0, keep));
+    const auto loaded = saved.Load();
+    EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption) << keep;
+    EXPECT_THAT(loaded.status().message(), AllOf(HasSubstr(saved.path), HasSubstr("truncated")))
+        << keep;
+  }
+}
+
+TEST(HnswIndexIoTest, TruncatedMetaIsCorruptionNamingTheFile) {
+  Saved saved;
+  const std::string meta_path = HnswIndex::MetaPath(saved.path);
+  const std::string whole = ReadFile(meta_path);
+  for (const size_t keep : {size_t{0}, size_t{7}, size_t{20}, whole.size() / 2, whole.size() - 1}) {
+    WriteFile(meta_path, whole.substr(0, keep));
+    const auto loaded = saved.Load();
+    EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption) << keep;
+    EXPECT_THAT(loaded.status().message(), HasSubstr(meta_path)) << keep;
+  }
+}
+
+TEST(HnswIndexIoTest, GarbageFilesAreCorruption) {
+  Saved saved;
+  std::mt19937 rng(3);
+  const auto garbage = [&](size_t size) {
+    std::string bytes(size, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    return bytes;
+  };
+  const std::string graph = ReadFile(saved.path);
+  const std::string meta = ReadFile(HnswIndex::MetaPath(saved.path));
+
+  // Same size, different bytes: the checksum says no.
+  WriteFile(saved.path, garbage(graph.size()));
+  auto loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(loaded.status().message(), HasSubstr(saved.path));
+
+  // A garbage meta file: bad magic.
+  WriteFile(saved.path, graph);
+  WriteFile(HnswIndex::MetaPath(saved.path), garbage(meta.size()));
+  loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(loaded.status().message(), HasSubstr("bad magic"));
+
+  // One flipped byte inside the meta file.
+  std::string flipped = meta;
+  flipped[kGraphBytesOffset - 3] ^= 0x40;
+  WriteFile(HnswIndex::MetaPath(saved.path), flipped);
+  loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(loaded.status().message(), HasSubstr("checksum mismatch"));
+}
+
+TEST(HnswIndexIoTest, BadGraphsThatPassTheChecksumStillNeverReachHnswlib) {
+  Saved saved;
+  const std::string graph = ReadFile(saved.path);
+  std::mt19937 rng(4);
+  const auto expect_corruption = [&](const std::string& bytes, const std::string& what) {
+    WriteFile(saved.path, bytes);
+    VouchForGraph(saved.path);
+    const auto loaded = saved.Load();
+    EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption) << what;
+    EXPECT_THAT(loaded.status().message(), HasSubstr(saved.path)) << what;
+  };
+  std::string random(graph.size(), '\0');
+  for (char& c : random) c = static_cast<char>(rng());
+  expect_corruption(random, "random bytes");
+
+  // A huge element count, a cut-off links section, a link to nowhere.
+  std::string bad = graph;
+  const uint64_t huge = uint64_t{1} << 60;
+  std::memcpy(bad.data() + 16, &huge, sizeof(huge));
+  expect_corruption(bad, "count");
+  expect_corruption(graph.substr(0, graph.size() - 4), "links cut");
+  bad = graph;
+  const uint32_t nowhere = 1u << 30;
+  std::memcpy(bad.data() + 96 + 4, &nowhere, sizeof(nowhere));  // node 0's first link
+  expect_corruption(bad, "link");
+  // The original still loads: the vouching itself is sound.
+  WriteFile(saved.path, graph);
+  VouchForGraph(saved.path);
+  EXPECT_TRUE(saved.Load().ok());
+}
+
+TEST(HnswIndexIoTest, MismatchedDimensionOrStaleMetaIsCorruption) {
+  Saved saved;
+  auto loaded = HnswIndex::Load(saved.path, kDim + 1, {}, nullptr);
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(loaded.status().message(), HasSubstr("dimension 24, want 25"));
+
+  // A meta file from an earlier save beside a newer graph.
+  const std::string old_meta = ReadFile(HnswIndex::MetaPath(saved.path));
+  ASSERT_TRUE(saved.index->Upsert(100000, RandomUnitVectors(1, kDim, 9)).ok());
+  ASSERT_TRUE(saved.index->Save(saved.path, "newer").ok());
+  WriteFile(HnswIndex::MetaPath(saved.path), old_meta);
+  loaded = saved.Load();
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(loaded.status().message(), HasSubstr(saved.path));
+}
+
+TEST(HnswIndexIoTest, SaveIntoAMissingDirectoryIsIOErrorNamingTheFile) {
+  Saved saved;
+  const std::string path = saved.dir.File("no/such/dir/index.hnsw");
+  const Status status = saved.index->Save(path, "x");
+  EXPECT_EQ(status.code(), StatusCode::kIOError);
+  EXPECT_THAT(status.message(), HasSubstr(path));
+}
+
+TEST(ChecksumTest, DependsOnlyOnTheBytesNotHowTheyArrive) {
+  std::string bytes(1000, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  const uint64_t whole = ChecksumOf(bytes);
+  for (const size_t piece : {size_t{1}, size_t{5}, size_t{32}, size_t{33}, size_t{999}}) {
+    Checksum checksum;
+    for (size_t at = 0; at < bytes.size(); at += piece) {
+      checksum.Update(std::string_view(bytes).substr(at, piece));
+    }
+    EXPECT_EQ(checksum.Digest(), whole) << piece;
+  }
+  EXPECT_NE(ChecksumOf(bytes.substr(0, 999)), whole);
+  EXPECT_NE(ChecksumOf(bytes + std::string(1, '\0')), whole);
+  std::string flipped = bytes;
+  flipped[500] ^= 1;
+  EXPECT_NE(ChecksumOf(flipped), whole);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,1 +1,0 @@
-#include "src/vindex/vector_index.h"

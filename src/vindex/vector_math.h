@@ -1,0 +1,58 @@
+// Vector math for the indexes: dot products and vector checks.
+//
+// Dot() picks its kernel once per process: AVX2+FMA when the CPU has them
+// (checked at run time, so the default build needs no -march flag), else a
+// portable loop the compiler vectorises for the baseline ISA. Within one
+// process every dot product of the same two vectors gives the same float,
+// whether it comes from Dot() or DotRows(): both add the products in the
+// same order. That is what lets FlatIndex and HnswIndex report equal scores
+// for equal vectors, and Score() equal Search().
+//
+// Thread-safety: all functions are pure (the kernel choice is made once,
+// thread-safely).
+#ifndef ENGRAM_SRC_VINDEX_VECTOR_MATH_H_
+#define ENGRAM_SRC_VINDEX_VECTOR_MATH_H_
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "engram/status.h"
+
+namespace engram {
+
+// Sum of a[i] * b[i] for i in [0, n). Unaligned pointers are fine.
+float Dot(const float* a, const float* b, size_t n);
+
+// out[r] = Dot(query, rows + r * n, n) for r in [0, count): `count` rows of
+// `n` floats stored one after another. Faster than calling Dot() per row (it
+// loads each query chunk once for two rows); same results, bit for bit.
+void DotRows(const float* query, const float* rows, size_t count, size_t n, float* out);
+
+// The kernel Dot() calls, for callers that cannot afford Dot()'s one extra
+// indirection per call (a graph index's distance function).
+using DotFunction = float (*)(const float* a, const float* b, size_t n);
+DotFunction DotKernel();
+
+// The kernel Dot() uses: "avx2+fma" or "portable".
+std::string_view DotKernelName();
+
+// The portable kernel, whatever the CPU; for tests that compare kernels.
+float DotPortable(const float* a, const float* b, size_t n);
+
+// OK when `v` has `dimension` components, all finite, and a non-zero norm.
+// Otherwise InvalidArgument naming the first problem, e.g.
+// "vindex: check vector: wrong dimension: got 3, want 4",
+// "vindex: check vector: NaN at component 7",
+// "vindex: check vector: infinity at component 0",
+// "vindex: check vector: zero norm".
+Status CheckVector(std::span<const float> v, size_t dimension);
+
+// Checks `v` as CheckVector(v, v.size()) and scales it to unit L2 norm (the
+// norm is summed in double, so tiny and huge finite components work).
+// On error `v` is unchanged.
+Status NormalizeInPlace(std::span<float> v);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_VINDEX_VECTOR_MATH_H_
