@@ -1,10 +1,12 @@
 #include "src/embed/use_lite_encoder.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
+#include <system_error>
+#include <thread>
 #include <utility>
-
-#include "src/embed/use_lite_kernels.h"
 
 namespace engram {
 namespace {
@@ -15,26 +17,48 @@ constexpr size_t kFfnDim = 1536;
 constexpr size_t kTimescales = kEmbedDim / 2;
 constexpr size_t kMaxTokens = UseLiteTokenizer::kMaxModelTokens;
 
+// Writes the mean over each sentence's rows of x[rows, width] into
+// mean[sentences, width], summing in row order.
+void MeanOverSentences(const float* x, const std::vector<size_t>& offsets, size_t width,
+                       float* mean) {
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    float* out = mean + s * width;
+    std::fill_n(out, width, 0.0f);
+    for (size_t r = offsets[s]; r < offsets[s + 1]; ++r) {
+      const float* row = x + r * width;
+      for (size_t c = 0; c < width; ++c) out[c] += row[c];
+    }
+    const float count = static_cast<float>(std::max<size_t>(offsets[s + 1] - offsets[s], 1));
+    for (size_t c = 0; c < width; ++c) out[c] /= count;
+  }
+}
+
 }  // namespace
 
 struct UseLiteEncoder::Workspace {
-  std::vector<float> x;          // layer input and output
-  std::vector<float> normed;     // LayerNorm output, also the projected residual
-  std::vector<float> qkv;        // queries, keys, values
-  std::vector<float> attention;  // heads side by side
-  std::vector<float> sum;        // x after attention (the FFN's residual)
-  std::vector<float> hidden;     // FFN inner layer
-  std::vector<float> scratch;    // per-head attention buffers
-  std::vector<float> pooled;     // [sentences, 512]
-  std::vector<float> dense;      // [sentences, 512]
+  std::vector<float> x;            // layer input and output
+  std::vector<float> normed;       // LayerNorm output, also the projected residual
+  std::vector<float> qkv;          // queries, keys, values
+  std::vector<float> attention;    // heads side by side
+  std::vector<float> sum;          // x after attention (the FFN's residual)
+  std::vector<float> hidden;       // FFN inner layer
+  std::vector<float> scratch;      // per-head attention buffers
+  std::vector<float> mean_sum;     // [sentences, 512]: mean of sum
+  std::vector<float> mean_hidden;  // [sentences, 1536]: mean of hidden
+  std::vector<float> pooled;       // [sentences, 512]
+  std::vector<float> dense;        // [sentences, 512]
 
-  void Reserve(size_t rows) {
+  void Reserve(size_t rows, size_t sentences) {
     x.resize(rows * kModelDim);
     normed.resize(rows * kModelDim);
     qkv.resize(rows * 3 * kModelDim);
     attention.resize(rows * kModelDim);
     sum.resize(rows * kModelDim);
     hidden.resize(rows * kFfnDim);
+    mean_sum.resize(sentences * kModelDim);
+    mean_hidden.resize(sentences * kFfnDim);
+    pooled.resize(sentences * kModelDim);
+    dense.resize(sentences * kModelDim);
   }
 };
 
@@ -49,7 +73,14 @@ Result<std::unique_ptr<UseLiteEncoder>> UseLiteEncoder::Load(const std::string& 
   std::unique_ptr<UseLiteEncoder> encoder(new UseLiteEncoder());
   encoder->options_ = options;
   encoder->options_.max_batch_tokens = std::max(options.max_batch_tokens, kMaxTokens);
-  ENGRAM_ASSIGN_OR_RETURN(encoder->tokenizer_, UseLiteTokenizer::FromPieces(model.pieces));
+  if (encoder->options_.threads == 0) {
+    encoder->options_.threads =
+        std::clamp<size_t>(static_cast<size_t>(std::max(openblas_get_num_threads(), 1)), 1,
+                           std::max<size_t>(std::thread::hardware_concurrency(), 1));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(encoder->tokenizer_,
+                          UseLiteTokenizer::FromPieces(std::move(model.pieces)));
+  model.pieces.clear();
   encoder->model_ = std::move(model);
   ENGRAM_RETURN_IF_ERROR(encoder->BindTensors().WithContext("embed: model file " + model_path));
   if (encoder->tokenizer_->VocabSize() > encoder->embedding_rows_) {
@@ -74,15 +105,25 @@ Status UseLiteEncoder::BindTensors() {
     }
     return it->second.values.data();
   };
+  // The dense layer `name`.kernel [in, out] and `name`.bias [out],
+  // repacked; empty (and `status` set) when either is missing or
+  // misshapen.
+  std::vector<std::string> packed;
+  auto dense = [&](const std::string& name, uint32_t in, uint32_t out) {
+    const float* kernel = get(name + ".kernel", {in, out});
+    const float* bias = get(name + ".bias", {out});
+    if (kernel == nullptr || bias == nullptr) return UseLitePackedDense();
+    packed.push_back(name + ".kernel");
+    return UseLitePackedDense(kernel, bias, in, out);
+  };
   const auto embedding = model_.tensors.find("embedding");
   if (embedding == model_.tensors.end() || embedding->second.shape.size() != 2) {
     return Corruption("tensor embedding missing or not 2-d");
   }
   embedding_rows_ = embedding->second.shape[0];
   embedding_ = get("embedding", {static_cast<uint32_t>(embedding_rows_), kEmbedDim});
-  inv_timescales_ = get("timing.inv_timescales", {kTimescales});
-  pool_kernel_ = get("pool.kernel", {kModelDim, kModelDim});
-  pool_bias_ = get("pool.bias", {kModelDim});
+  const float* inv_timescales = get("timing.inv_timescales", {kTimescales});
+  pool_ = dense("pool", kModelDim, kModelDim);
   const float* norm_epsilon = get("norm_epsilon", {});
   const float* l2_epsilon = get("l2_epsilon", {});
   for (size_t i = 0; i < 2; ++i) {
@@ -93,32 +134,39 @@ Status UseLiteEncoder::BindTensors() {
     layer.heads = 4;
     layer.norm1_scale = get(p + "norm1.scale", {in});
     layer.norm1_bias = get(p + "norm1.bias", {in});
-    layer.qkv_kernel = get(p + "qkv.kernel", {in, 3 * in});
-    layer.qkv_bias = get(p + "qkv.bias", {3 * in});
+    layer.qkv = dense(p + "qkv", in, 3 * in);
     const float* query_scale = get(p + "query_scale", {});
-    layer.output_kernel = get(p + "output.kernel", {in, kModelDim});
-    layer.output_bias = get(p + "output.bias", {kModelDim});
-    if (i == 0) {
-      layer.residual_kernel = get(p + "residual.kernel", {in, kModelDim});
-      layer.residual_bias = get(p + "residual.bias", {kModelDim});
-    }
+    layer.output = dense(p + "output", in, kModelDim);
+    if (i == 0) layer.residual = dense(p + "residual", in, kModelDim);
     layer.norm2_scale = get(p + "norm2.scale", {kModelDim});
     layer.norm2_bias = get(p + "norm2.bias", {kModelDim});
-    layer.ffn1_kernel = get(p + "ffn1.kernel", {kModelDim, kFfnDim});
-    layer.ffn1_bias = get(p + "ffn1.bias", {kFfnDim});
-    layer.ffn2_kernel = get(p + "ffn2.kernel", {kFfnDim, kModelDim});
-    layer.ffn2_bias = get(p + "ffn2.bias", {kModelDim});
+    layer.ffn1 = dense(p + "ffn1", kModelDim, kFfnDim);
+    layer.ffn2 = dense(p + "ffn2", kFfnDim, kModelDim);
     if (query_scale != nullptr) layer.query_scale = *query_scale;
   }
   if (!status.ok()) return status;
   norm_epsilon_ = *norm_epsilon;
   l2_epsilon_ = *l2_epsilon;
+
+  // The timing signal of every position, computed as the graph does.
+  timing_.resize(kMaxTokens * kEmbedDim);
+  for (size_t p = 0; p < kMaxTokens; ++p) {
+    float* row = timing_.data() + p * kEmbedDim;
+    for (size_t i = 0; i < kTimescales; ++i) {
+      const float angle = static_cast<float>(p) * inv_timescales[i];
+      row[i] = static_cast<float>(std::sin(static_cast<double>(angle)));
+      row[kTimescales + i] = static_cast<float>(std::cos(static_cast<double>(angle)));
+    }
+  }
+  // The repacked kernels are not read again.
+  for (const std::string& name : packed) model_.tensors.erase(name);
   return Status::OK();
 }
 
 Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
     const std::vector<std::string>& texts) const {
   std::vector<std::vector<int32_t>> ids(texts.size());
+  size_t total_tokens = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (texts[i].empty()) {
       return InvalidArgument("embed: use-lite: text " + std::to_string(i) + " is empty");
@@ -127,67 +175,86 @@ Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
     if (ids[i].empty()) {
       return InvalidArgument("embed: use-lite: text " + std::to_string(i) + " has no tokens");
     }
+    total_tokens += ids[i].size();
   }
-  std::vector<std::vector<float>> vectors;
-  vectors.reserve(texts.size());
-  Workspace work;
-  std::vector<const std::vector<int32_t>*> batch;
-  size_t batch_tokens = 0;
-  for (size_t i = 0; i <= ids.size(); ++i) {
-    if (i == ids.size() || batch_tokens + ids[i].size() > options_.max_batch_tokens) {
-      if (!batch.empty()) EmbedBatch(batch, &work, &vectors);
-      batch.clear();
-      batch_tokens = 0;
-    }
-    if (i < ids.size()) {
-      batch.push_back(&ids[i]);
-      batch_tokens += ids[i].size();
+  std::vector<std::vector<float>> vectors(texts.size());
+  const size_t threads = std::min(
+      {options_.threads, texts.size(),
+       std::max<size_t>(total_tokens / std::max<size_t>(options_.min_tokens_per_thread, 1), 1)});
+  if (threads <= 1) {
+    EmbedRange(ids, 0, ids.size(), &vectors);
+    return vectors;
+  }
+  // Contiguous shares of about total_tokens / threads tokens each; the
+  // calling thread takes the first.
+  std::vector<size_t> bounds = {0};
+  size_t tokens = 0;
+  for (size_t i = 0; i < ids.size() && bounds.size() < threads; ++i) {
+    tokens += ids[i].size();
+    if (tokens * threads >= bounds.size() * total_tokens) bounds.push_back(i + 1);
+  }
+  bounds.push_back(ids.size());
+  std::vector<std::thread> workers;
+  for (size_t part = 1; part + 1 < bounds.size(); ++part) {
+    if (bounds[part] == bounds[part + 1]) continue;
+    try {
+      workers.emplace_back(
+          [&, part] { EmbedRange(ids, bounds[part], bounds[part + 1], &vectors); });
+    } catch (const std::system_error&) {
+      // No thread to be had: this share runs here instead.
+      EmbedRange(ids, bounds[part], bounds[part + 1], &vectors);
     }
   }
+  EmbedRange(ids, bounds[0], bounds[1], &vectors);
+  for (std::thread& worker : workers) worker.join();
   return vectors;
 }
 
-void UseLiteEncoder::EmbedBatch(const std::vector<const std::vector<int32_t>*>& ids,
-                                Workspace* work, std::vector<std::vector<float>>* out) const {
+void UseLiteEncoder::EmbedRange(const std::vector<std::vector<int32_t>>& ids, size_t begin,
+                                size_t end, std::vector<std::vector<float>>* out) const {
+  Workspace work;
+  size_t first = begin;
+  size_t batch_tokens = 0;
+  for (size_t i = begin; i < end; ++i) {
+    if (i > first && batch_tokens + ids[i].size() > options_.max_batch_tokens) {
+      EmbedBatch(ids, first, i, &work, out);
+      first = i;
+      batch_tokens = 0;
+    }
+    batch_tokens += ids[i].size();
+  }
+  if (first < end) EmbedBatch(ids, first, end, &work, out);
+}
+
+void UseLiteEncoder::EmbedBatch(const std::vector<std::vector<int32_t>>& ids, size_t begin,
+                                size_t end, Workspace* work,
+                                std::vector<std::vector<float>>* out) const {
+  const size_t sentences = end - begin;
   std::vector<size_t> offsets = {0};
-  for (const std::vector<int32_t>* sentence : ids)
-    offsets.push_back(offsets.back() + sentence->size());
+  for (size_t i = begin; i < end; ++i) offsets.push_back(offsets.back() + ids[i].size());
   const size_t rows = offsets.back();
-  work->Reserve(rows);
+  work->Reserve(rows, sentences);
 
   // Input: embedding + (embedding + timing), as the graph adds them.
   float* x = work->x.data();
-  for (size_t s = 0; s < ids.size(); ++s) {
-    for (size_t p = 0; p < ids[s]->size(); ++p) {
-      const size_t id = static_cast<size_t>((*ids[s])[p]);
+  for (size_t s = 0; s < sentences; ++s) {
+    const std::vector<int32_t>& sentence = ids[begin + s];
+    for (size_t p = 0; p < sentence.size(); ++p) {
+      const size_t id = static_cast<size_t>(sentence[p]);
       const float* e = embedding_ + id * kEmbedDim;  // id < embedding_rows_, see Load
+      const float* timing = timing_.data() + p * kEmbedDim;
       float* row = x + (offsets[s] + p) * kEmbedDim;
-      for (size_t i = 0; i < kTimescales; ++i) {
-        const float angle = static_cast<float>(p) * inv_timescales_[i];
-        const float timing_sin = static_cast<float>(std::sin(static_cast<double>(angle)));
-        const float timing_cos = static_cast<float>(std::cos(static_cast<double>(angle)));
-        row[i] = e[i] + (e[i] + timing_sin);
-        row[kTimescales + i] = e[kTimescales + i] + (e[kTimescales + i] + timing_cos);
-      }
+      for (size_t i = 0; i < kEmbedDim; ++i) row[i] = e[i] + (e[i] + timing[i]);
     }
   }
-  for (const Layer& layer : layers_) RunLayer(layer, offsets, work);
+  RunAttention(layers_[0], offsets, work);
+  RunFeedForward(layers_[0], rows, work);
+  RunAttention(layers_[1], offsets, work);
+  RunFeedForwardMean(layers_[1], offsets, work);
 
-  // Masked mean, then tanh(mean · W + b), then L2 normalisation.
-  work->pooled.assign(ids.size() * kModelDim, 0.0f);
-  work->dense.resize(ids.size() * kModelDim);
-  for (size_t s = 0; s < ids.size(); ++s) {
-    float* mean = work->pooled.data() + s * kModelDim;
-    for (size_t r = offsets[s]; r < offsets[s + 1]; ++r) {
-      const float* row = x + r * kModelDim;
-      for (size_t c = 0; c < kModelDim; ++c) mean[c] += row[c];
-    }
-    const float count = static_cast<float>(std::max<size_t>(offsets[s + 1] - offsets[s], 1));
-    for (size_t c = 0; c < kModelDim; ++c) mean[c] /= count;
-  }
-  UseLiteDense(work->pooled.data(), ids.size(), kModelDim, pool_kernel_, pool_bias_, kModelDim,
-               work->dense.data());
-  for (size_t s = 0; s < ids.size(); ++s) {
+  // tanh(mean · W + b), then L2 normalisation.
+  UseLiteDense(work->pooled.data(), sentences, pool_, work->dense.data());
+  for (size_t s = 0; s < sentences; ++s) {
     const float* dense = work->dense.data() + s * kModelDim;
     std::vector<float> vector(kModelDim);
     float square_sum = 0.0f;
@@ -197,41 +264,62 @@ void UseLiteEncoder::EmbedBatch(const std::vector<const std::vector<int32_t>*>& 
     }
     const float inverse = 1.0f / std::sqrt(std::max(square_sum, l2_epsilon_));
     for (float& value : vector) value *= inverse;
-    out->push_back(std::move(vector));
+    (*out)[begin + s] = std::move(vector);
   }
 }
 
-void UseLiteEncoder::RunLayer(const Layer& layer, const std::vector<size_t>& offsets,
-                              Workspace* work) const {
+void UseLiteEncoder::RunAttention(const Layer& layer, const std::vector<size_t>& offsets,
+                                  Workspace* work) const {
   const size_t rows = offsets.back();
-  const size_t in = layer.in;
   float* x = work->x.data();
   float* normed = work->normed.data();
-  float* sum = work->sum.data();
 
-  // Attention block: sum = Attention(LN(x)) · W_out + b + residual(x).
-  UseLiteLayerNorm(x, rows, in, layer.norm1_scale, layer.norm1_bias, norm_epsilon_, normed);
-  UseLiteDense(normed, rows, in, layer.qkv_kernel, layer.qkv_bias, 3 * in, work->qkv.data());
-  UseLiteAttention(work->qkv.data(), offsets, in, layer.heads, layer.query_scale,
+  // sum = Attention(LN(x)) · W_out + b + residual(x).
+  UseLiteLayerNorm(x, rows, layer.in, layer.norm1_scale, layer.norm1_bias, norm_epsilon_, normed);
+  UseLiteDense(normed, rows, layer.qkv, work->qkv.data());
+  UseLiteAttention(work->qkv.data(), offsets, layer.in, layer.heads, layer.query_scale,
                    work->attention.data(), &work->scratch);
-  UseLiteDense(work->attention.data(), rows, in, layer.output_kernel, layer.output_bias, kModelDim,
-               sum);
-  const float* residual = x;
-  if (layer.residual_kernel != nullptr) {
-    UseLiteDense(x, rows, in, layer.residual_kernel, layer.residual_bias, kModelDim, normed);
-    residual = normed;
+  UseLiteDenseEpilogue epilogue;
+  epilogue.residual = x;
+  if (layer.residual.Out() != 0) {
+    UseLiteDense(x, rows, layer.residual, normed);
+    epilogue.residual = normed;
   }
-  for (size_t i = 0; i < rows * kModelDim; ++i) sum[i] += residual[i];
+  UseLiteDense(work->attention.data(), rows, layer.output, work->sum.data(), epilogue);
+}
 
-  // FFN block: x = ReLU(LN(sum) · W1 + b1) · W2 + b2 + sum.
+void UseLiteEncoder::RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const {
+  // x = ReLU(LN(sum) · W1 + b1) · W2 + b2 + sum.
+  float* sum = work->sum.data();
+  float* normed = work->normed.data();
   UseLiteLayerNorm(sum, rows, kModelDim, layer.norm2_scale, layer.norm2_bias, norm_epsilon_,
                    normed);
-  UseLiteDense(normed, rows, kModelDim, layer.ffn1_kernel, layer.ffn1_bias, kFfnDim,
-               work->hidden.data());
-  UseLiteRelu(work->hidden.data(), rows * kFfnDim);
-  UseLiteDense(work->hidden.data(), rows, kFfnDim, layer.ffn2_kernel, layer.ffn2_bias, kModelDim,
-               x);
-  for (size_t i = 0; i < rows * kModelDim; ++i) x[i] += sum[i];
+  UseLiteDenseEpilogue relu;
+  relu.relu = true;
+  UseLiteDense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+  UseLiteDenseEpilogue residual;
+  residual.residual = sum;
+  UseLiteDense(work->hidden.data(), rows, layer.ffn2, work->x.data(), residual);
+}
+
+void UseLiteEncoder::RunFeedForwardMean(const Layer& layer, const std::vector<size_t>& offsets,
+                                        Workspace* work) const {
+  // mean(ReLU(LN(sum) · W1 + b1) · W2 + b2 + sum)
+  //   = mean(ReLU(LN(sum) · W1 + b1)) · W2 + b2 + mean(sum).
+  const size_t rows = offsets.back();
+  const size_t sentences = offsets.size() - 1;
+  float* sum = work->sum.data();
+  float* normed = work->normed.data();
+  UseLiteLayerNorm(sum, rows, kModelDim, layer.norm2_scale, layer.norm2_bias, norm_epsilon_,
+                   normed);
+  UseLiteDenseEpilogue relu;
+  relu.relu = true;
+  UseLiteDense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+  MeanOverSentences(work->hidden.data(), offsets, kFfnDim, work->mean_hidden.data());
+  MeanOverSentences(sum, offsets, kModelDim, work->mean_sum.data());
+  UseLiteDenseEpilogue residual;
+  residual.residual = work->mean_sum.data();
+  UseLiteDense(work->mean_hidden.data(), sentences, layer.ffn2, work->pooled.data(), residual);
 }
 
 }  // namespace engram

@@ -16,12 +16,20 @@
 //    512). Every product adds its bias;
 //  - the mean over the sentence's tokens, tanh(mean · W_pool + b), and L2
 //    normalisation (x / sqrt(max(|x|², 1e-12))).
-// There is no final LayerNorm. Sentences are independent: a batch gives
-// the same vectors as one text at a time, up to float rounding.
+// There is no final LayerNorm. Sentences are independent.
+//
+// How it is computed (the same function, up to float rounding): the
+// products run on the kernels of use_lite_kernels.h over weights repacked
+// at load; the timing signal is a table built at load; and since the last
+// step before the mean is linear, the last layer takes the mean of
+// ReLU(LN(y) · W1) and of y over the tokens first and multiplies by W2 once
+// per sentence, not once per token. A sentence's vector does not depend on
+// the batch it is in, nor on the thread count: every sum runs in a fixed
+// order.
 //
 // Thread-safety: immutable after Load; Embed is const and may be called
-// from many threads at once (each call has its own buffers). The matrix
-// products run on OpenBLAS, whose own thread count is OPENBLAS_NUM_THREADS.
+// from many threads at once (each call has its own buffers). One call with
+// several texts may run them on up to `threads` threads of its own.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_ENCODER_H_
 #define ENGRAM_SRC_EMBED_USE_LITE_ENCODER_H_
 
@@ -32,16 +40,29 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/embed/use_lite_kernels.h"
 #include "src/embed/use_lite_model_file.h"
 #include "src/embed/use_lite_tokenizer.h"
 
 namespace engram {
 
 struct UseLiteEncoderOptions {
-  // Most tokens run through the network at once (default 4096). Larger
-  // batches make fewer, bigger matrix products; memory is about 20 KB per
-  // token (4096 tokens: ~80 MB).
+  // Most tokens one thread runs through the network at once (default 4096,
+  // raised to at least 128). Larger batches make fewer, bigger matrix
+  // products; memory is about 20 KB per token per thread (4096 tokens:
+  // ~80 MB).
   size_t max_batch_tokens = 4096;
+  // Threads one Embed call may use, each taking a contiguous share of the
+  // texts (by token count); more threads, more texts per second in a
+  // batch, no change to the vectors. 0 (default): as many as OpenBLAS is
+  // set to use (OPENBLAS_NUM_THREADS, else one per CPU), at most one per
+  // CPU, so that variable keeps bounding the encoder's threads. A call
+  // with one text, or with fewer than min_tokens_per_thread tokens in all,
+  // runs on the calling thread alone.
+  size_t threads = 0;
+  // Least tokens worth a thread of their own (default 64, about four
+  // facts): below that, starting a thread costs more than it saves.
+  size_t min_tokens_per_thread = 64;
 };
 
 class UseLiteEncoder {
@@ -73,25 +94,21 @@ class UseLiteEncoder {
   const UseLiteTokenizer& Tokenizer() const { return *tokenizer_; }
 
  private:
-  // Views into model_.tensors for one transformer layer.
+  // One transformer layer: views into model_.tensors for the LayerNorms,
+  // the dense layers repacked.
   struct Layer {
     size_t in = 0;     // width of the layer's input
     size_t heads = 4;  // attention heads
     float query_scale = 0;
     const float* norm1_scale = nullptr;
     const float* norm1_bias = nullptr;
-    const float* qkv_kernel = nullptr;  // [in, 3 * in]
-    const float* qkv_bias = nullptr;
-    const float* output_kernel = nullptr;  // [in, 512]
-    const float* output_bias = nullptr;
-    const float* residual_kernel = nullptr;  // [in, 512], layer 0 only
-    const float* residual_bias = nullptr;
+    UseLitePackedDense qkv;       // [in, 3 * in]
+    UseLitePackedDense output;    // [in, 512]
+    UseLitePackedDense residual;  // [in, 512], layer 0 only (empty in layer 1)
     const float* norm2_scale = nullptr;
     const float* norm2_bias = nullptr;
-    const float* ffn1_kernel = nullptr;  // [512, 1536]
-    const float* ffn1_bias = nullptr;
-    const float* ffn2_kernel = nullptr;  // [1536, 512]
-    const float* ffn2_bias = nullptr;
+    UseLitePackedDense ffn1;  // [512, 1536]
+    UseLitePackedDense ffn2;  // [1536, 512]
   };
 
   // Buffers of one batch, [tokens, width] each.
@@ -99,15 +116,31 @@ class UseLiteEncoder {
 
   UseLiteEncoder() = default;
 
-  // Binds the views above to model_, checking shapes.
+  // Binds and repacks the tensors of model_, checking shapes, then drops
+  // the repacked originals from model_.
   Status BindTensors();
 
-  // Embeds the packed sentences `ids` into `out` (one vector each).
-  void EmbedBatch(const std::vector<const std::vector<int32_t>*>& ids, Workspace* work,
+  // Embeds texts [begin, end) of `ids` into the same places of `out`, in
+  // batches of at most max_batch_tokens tokens.
+  void EmbedRange(const std::vector<std::vector<int32_t>>& ids, size_t begin, size_t end,
                   std::vector<std::vector<float>>* out) const;
 
-  // x (rows x layer.in) -> x (rows x 512) through one transformer layer.
-  void RunLayer(const Layer& layer, const std::vector<size_t>& offsets, Workspace* work) const;
+  // Embeds texts [begin, end) of `ids`, one batch, into `out`.
+  void EmbedBatch(const std::vector<std::vector<int32_t>>& ids, size_t begin, size_t end,
+                  Workspace* work, std::vector<std::vector<float>>* out) const;
+
+  // work->x (rows x layer.in) -> work->sum (rows x 512): the attention
+  // block, y above.
+  void RunAttention(const Layer& layer, const std::vector<size_t>& offsets, Workspace* work) const;
+
+  // work->sum -> work->x: the feed-forward block, z above.
+  void RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const;
+
+  // work->sum -> work->pooled (one row per sentence): the mean over each
+  // sentence's tokens of the feed-forward block's output, W2 applied after
+  // the mean.
+  void RunFeedForwardMean(const Layer& layer, const std::vector<size_t>& offsets,
+                          Workspace* work) const;
 
   UseLiteEncoderOptions options_;
   UseLiteModelData model_;
@@ -115,9 +148,8 @@ class UseLiteEncoder {
   Layer layers_[2];
   const float* embedding_ = nullptr;  // [rows, 256]
   size_t embedding_rows_ = 0;
-  const float* inv_timescales_ = nullptr;  // [128]
-  const float* pool_kernel_ = nullptr;     // [512, 512]
-  const float* pool_bias_ = nullptr;
+  std::vector<float> timing_;  // [128, 256]: the timing signal at each position
+  UseLitePackedDense pool_;    // [512, 512]
   float norm_epsilon_ = 0;
   float l2_epsilon_ = 0;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/embed/use_lite_converter.h"
+#include "src/embed/use_lite_kernels.h"
 
 namespace engram {
 namespace {
@@ -117,6 +119,8 @@ TEST_F(UseLiteEncoderTest, MatchesOriginalOnAllValidationSentences) {
   ExpectGolden(golden["embedding_sentences"], golden["embeddings"]);
 }
 
+// Every sum runs in a fixed order whatever the batch, so the vectors are
+// bit-identical, not merely close.
 TEST_F(UseLiteEncoderTest, BatchGivesTheSameVectorsAsOneTextAtATime) {
   const auto texts =
       ReadGolden("golden-val.json")["embedding_sentences"].get<std::vector<std::string>>();
@@ -129,7 +133,7 @@ TEST_F(UseLiteEncoderTest, BatchGivesTheSameVectorsAsOneTextAtATime) {
     ASSERT_EQ(single->size(), 1u);
     worst = std::max(worst, MaxAbsDiff((*batch)[i], (*single)[0]));
   }
-  EXPECT_LE(worst, 1e-6);
+  EXPECT_EQ(worst, 0.0);
 }
 
 TEST_F(UseLiteEncoderTest, SmallBatchLimitGivesTheSameVectors) {
@@ -142,7 +146,34 @@ TEST_F(UseLiteEncoderTest, SmallBatchLimitGivesTheSameVectors) {
   auto a = encoder_->Embed(texts);
   auto b = (*small)->Embed(texts);
   ASSERT_TRUE(a.ok() && b.ok());
-  for (size_t i = 0; i < texts.size(); ++i) EXPECT_LE(MaxAbsDiff((*a)[i], (*b)[i]), 1e-6) << i;
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(MaxAbsDiff((*a)[i], (*b)[i]), 0.0) << i;
+}
+
+TEST_F(UseLiteEncoderTest, ThreadCountDoesNotChangeTheVectorsOrTheirOrder) {
+  const auto texts =
+      ReadGolden("golden-val.json")["embedding_sentences"].get<std::vector<std::string>>();
+  UseLiteEncoderOptions one;
+  one.threads = 1;
+  UseLiteEncoderOptions three;
+  three.threads = 3;
+  three.min_tokens_per_thread = 1;
+  auto single_threaded = UseLiteEncoder::Load(ModelPath(), one);
+  auto multi_threaded = UseLiteEncoder::Load(ModelPath(), three);
+  ASSERT_TRUE(single_threaded.ok() && multi_threaded.ok());
+  auto a = (*single_threaded)->Embed(texts);
+  auto b = (*multi_threaded)->Embed(texts);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), texts.size());
+  ASSERT_EQ(b->size(), texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(MaxAbsDiff((*a)[i], (*b)[i]), 0.0) << i;
+  // Fewer texts than threads, and two texts: every share non-empty.
+  for (size_t count : {1, 2}) {
+    const std::vector<std::string> few(texts.begin(), texts.begin() + count);
+    auto c = (*multi_threaded)->Embed(few);
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c->size(), count);
+    for (size_t i = 0; i < count; ++i) EXPECT_EQ(MaxAbsDiff((*a)[i], (*c)[i]), 0.0) << i;
+  }
 }
 
 TEST_F(UseLiteEncoderTest, VectorsAreUnitLengthAndDimensionIs512) {
@@ -220,6 +251,142 @@ TEST_F(UseLiteEncoderTest, CorruptedModelFileIsAClearError) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   fs::remove(path);
+}
+
+// The kernels (use_lite_kernels.h) against naive double-precision
+// references, for every build this CPU runs.
+
+std::vector<float> RandomValues(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& value : values) value = uniform(generator);
+  return values;
+}
+
+std::vector<UseLiteIsa> IsasToTest() {
+  std::vector<UseLiteIsa> isas = {UseLiteIsa::kPortable};
+  if (UseLiteBestIsa() != UseLiteIsa::kPortable) isas.push_back(UseLiteBestIsa());
+  return isas;
+}
+
+TEST(UseLiteKernelsTest, DenseMatchesNaiveProductForAnyShapeAndEpilogue) {
+  for (const UseLiteIsa isa : IsasToTest()) {
+    for (const size_t in : {1, 37, 300}) {
+      for (const size_t out : {8, 40, 70, 144}) {
+        const std::vector<float> kernel = RandomValues(in * out, 1);
+        const std::vector<float> bias = RandomValues(out, 2);
+        const UseLitePackedDense dense(kernel.data(), bias.data(), in, out);
+        for (const size_t rows : {1, 2, 3, 4, 5, 6, 7, 9, 13, 47, 48, 49, 100}) {
+          const std::vector<float> x = RandomValues(rows * in, 3);
+          const std::vector<float> residual = RandomValues(rows * out, 4);
+          for (const bool relu : {false, true}) {
+            for (const bool with_residual : {false, true}) {
+              UseLiteDenseEpilogue epilogue;
+              epilogue.relu = relu;
+              epilogue.residual = with_residual ? residual.data() : nullptr;
+              std::vector<float> y(rows * out, NAN);
+              UseLiteDense(x.data(), rows, dense, y.data(), epilogue, isa);
+              double worst = 0.0;
+              for (size_t r = 0; r < rows; ++r) {
+                for (size_t c = 0; c < out; ++c) {
+                  double want = bias[c];
+                  for (size_t k = 0; k < in; ++k) {
+                    want += static_cast<double>(x[r * in + k]) * kernel[k * out + c];
+                  }
+                  if (with_residual) want += residual[r * out + c];
+                  if (relu) want = std::max(want, 0.0);
+                  worst = std::max(worst, std::abs(want - y[r * out + c]));
+                }
+              }
+              EXPECT_LE(worst, 1e-4)
+                  << "isa " << static_cast<int>(isa) << " in " << in << " out " << out << " rows "
+                  << rows << " relu " << relu << " residual " << with_residual;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(UseLiteKernelsTest, DenseRowIsBitIdenticalAloneOrInAnyBatch) {
+  const size_t in = 300;
+  const size_t out = 70;
+  const std::vector<float> kernel = RandomValues(in * out, 5);
+  const std::vector<float> bias = RandomValues(out, 6);
+  const UseLitePackedDense dense(kernel.data(), bias.data(), in, out);
+  for (const UseLiteIsa isa : IsasToTest()) {
+    const size_t rows = 100;
+    const std::vector<float> x = RandomValues(rows * in, 7);
+    std::vector<float> all(rows * out);
+    UseLiteDense(x.data(), rows, dense, all.data(), {}, isa);
+    for (size_t r = 0; r < rows; ++r) {
+      std::vector<float> one(out);
+      UseLiteDense(x.data() + r * in, 1, dense, one.data(), {}, isa);
+      for (size_t c = 0; c < out; ++c) ASSERT_EQ(one[c], all[r * out + c]) << r << ", " << c;
+    }
+  }
+}
+
+TEST(UseLiteKernelsTest, DenseResidualMayBeTheOutputItself) {
+  const size_t in = 37;
+  const size_t out = 40;
+  const size_t rows = 7;
+  const std::vector<float> kernel = RandomValues(in * out, 8);
+  const std::vector<float> bias = RandomValues(out, 9);
+  const UseLitePackedDense dense(kernel.data(), bias.data(), in, out);
+  const std::vector<float> x = RandomValues(rows * in, 10);
+  const std::vector<float> residual = RandomValues(rows * out, 11);
+  UseLiteDenseEpilogue apart;
+  apart.residual = residual.data();
+  std::vector<float> want(rows * out);
+  UseLiteDense(x.data(), rows, dense, want.data(), apart);
+  std::vector<float> y = residual;
+  UseLiteDenseEpilogue in_place;
+  in_place.residual = y.data();
+  UseLiteDense(x.data(), rows, dense, y.data(), in_place);
+  EXPECT_EQ(y, want);
+}
+
+TEST(UseLiteKernelsTest, AttentionMatchesNaiveSoftmaxPerSentenceAndHead) {
+  const size_t dim = 24;
+  const size_t heads = 4;
+  const size_t head_dim = dim / heads;
+  const float query_scale = 0.4f;
+  const std::vector<size_t> offsets = {0, 1, 6, 6, 19};  // one sentence empty
+  const size_t rows = offsets.back();
+  const std::vector<float> qkv = RandomValues(rows * 3 * dim, 12);
+  std::vector<float> out(rows * dim, NAN);
+  std::vector<float> scratch;
+  UseLiteAttention(qkv.data(), offsets, dim, heads, query_scale, out.data(), &scratch);
+  double worst = 0.0;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    for (size_t h = 0; h < heads; ++h) {
+      for (size_t t = offsets[s]; t < offsets[s + 1]; ++t) {
+        std::vector<double> weights;
+        for (size_t j = offsets[s]; j < offsets[s + 1]; ++j) {
+          double score = 0.0;
+          for (size_t c = 0; c < head_dim; ++c) {
+            score += static_cast<double>(qkv[t * 3 * dim + h * head_dim + c] * query_scale) *
+                     qkv[j * 3 * dim + dim + h * head_dim + c];
+          }
+          weights.push_back(score);
+        }
+        const double peak = *std::max_element(weights.begin(), weights.end());
+        double total = 0.0;
+        for (double& weight : weights) total += (weight = std::exp(weight - peak));
+        for (size_t c = 0; c < head_dim; ++c) {
+          double want = 0.0;
+          for (size_t j = offsets[s]; j < offsets[s + 1]; ++j) {
+            want += weights[j - offsets[s]] / total * qkv[j * 3 * dim + 2 * dim + h * head_dim + c];
+          }
+          worst = std::max(worst, std::abs(want - out[t * dim + h * head_dim + c]));
+        }
+      }
+    }
+  }
+  EXPECT_LE(worst, 1e-5);
 }
 
 // A copy of the package's dist/ (as symbolic links) to break on purpose.

@@ -1,21 +1,308 @@
 #include "src/embed/use_lite_kernels.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ENGRAM_USE_LITE_HAVE_AVX2 1
+#else
+#define ENGRAM_USE_LITE_HAVE_AVX2 0
+#endif
 
 namespace engram {
+namespace {
 
-void UseLiteDense(const float* x, size_t rows, size_t in, const float* kernel, const float* bias,
-                  size_t out, float* y) {
-  if (rows == 0) return;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
-              static_cast<int>(out), static_cast<int>(in), 1.0f, x, static_cast<int>(in), kernel,
-              static_cast<int>(out), 0.0f, y, static_cast<int>(out));
-  for (size_t r = 0; r < rows; ++r) {
-    float* row = y + r * out;
-    for (size_t c = 0; c < out; ++c) row[c] += bias[c];
+constexpr size_t kWidth = UseLitePackedDense::kPanelWidth;
+// Rows of x per pass over a group of panels: 48 rows of at most 1536
+// floats (288 KB) stay in L2 while the group's panels are read once per
+// block of 6 rows.
+constexpr size_t kRowChunk = 48;
+// Bytes of panels in a group (kept in L2 across a chunk's row blocks).
+constexpr size_t kGroupBytes = size_t{192} * 1024;
+// Rows per register tile: 6 rows x 16 columns is 12 AVX accumulators.
+constexpr size_t kTileRows = 6;
+
+// One register tile: R rows of x against C adjacent panels.
+struct TileArgs {
+  const float* x = nullptr;         // first row of the tile
+  size_t in = 0;                    // columns of x (and rows of each panel)
+  const float* panel = nullptr;     // first panel; the next starts in * kWidth later
+  const float* bias = nullptr;      // padded bias at the tile's first column
+  const float* residual = nullptr;  // at the tile's first row and column, or null
+  float* y = nullptr;               // at the tile's first row and column
+  size_t ld = 0;                    // row stride of y and residual (the layer's out)
+  size_t columns = 0;               // columns to write, at most C * kWidth
+  bool relu = false;
+};
+
+// The epilogue of one value: bias, residual, ReLU, in that order.
+inline float Finish(float sum, size_t r, size_t c, const TileArgs& a) {
+  float value = sum + a.bias[c];
+  if (a.residual != nullptr) value = value + a.residual[r * a.ld + c];
+  if (a.relu) value = std::max(value, 0.0f);
+  return value;
+}
+
+// Portable tile. Without FMA contraction (ISO C++ mode) each step rounds
+// the product and the sum separately.
+template <size_t R, size_t C>
+void TilePortable(const TileArgs& a) {
+  float acc[R][C * kWidth] = {};
+  const size_t stride = a.in * kWidth;
+  for (size_t k = 0; k < a.in; ++k) {
+    for (size_t r = 0; r < R; ++r) {
+      const float xv = a.x[r * a.in + k];
+      for (size_t c = 0; c < C; ++c) {
+        const float* w = a.panel + c * stride + k * kWidth;
+        float* row = acc[r] + c * kWidth;
+        for (size_t j = 0; j < kWidth; ++j) row[j] += xv * w[j];
+      }
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    for (size_t c = 0; c < a.columns; ++c) {
+      a.y[r * a.ld + c] = Finish(acc[r][c], r, c, a);
+    }
+  }
+}
+
+#if ENGRAM_USE_LITE_HAVE_AVX2
+// AVX2 tile. Accumulators are named variables (slot s = r * C + c holds
+// columns 0-7 in a<s>0 and 8-15 in a<s>1) so the compiler keeps all 12 in
+// registers; R * C <= 6 and the shapes used are R <= 6 with C = 1, R <= 3
+// with C = 2, and R = 1 with C = 4.
+template <size_t R, size_t C>
+__attribute__((target("avx2,fma"))) void TileAvx2(const TileArgs& a) {
+  static_assert(R * C <= 6 && (C == 1 || (C == 2 && R <= 3) || (C == 4 && R == 1)));
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 a00 = zero, a01 = zero, a10 = zero, a11 = zero, a20 = zero, a21 = zero;
+  __m256 a30 = zero, a31 = zero, a40 = zero, a41 = zero, a50 = zero, a51 = zero;
+  const size_t stride = a.in * kWidth;
+  const float* x0 = a.x;
+  const float* x1 = x0 + a.in;
+  const float* x2 = x1 + a.in;
+  const float* x3 = x2 + a.in;
+  const float* x4 = x3 + a.in;
+  const float* x5 = x4 + a.in;
+  const float* w = a.panel;
+  for (size_t k = 0; k < a.in; ++k, w += kWidth) {
+    const __m256 w00 = _mm256_load_ps(w);
+    const __m256 w01 = _mm256_load_ps(w + 8);
+    if constexpr (C == 1) {
+      __m256 b = _mm256_broadcast_ss(x0 + k);
+      a00 = _mm256_fmadd_ps(b, w00, a00);
+      a01 = _mm256_fmadd_ps(b, w01, a01);
+      if constexpr (R > 1) {
+        b = _mm256_broadcast_ss(x1 + k);
+        a10 = _mm256_fmadd_ps(b, w00, a10);
+        a11 = _mm256_fmadd_ps(b, w01, a11);
+      }
+      if constexpr (R > 2) {
+        b = _mm256_broadcast_ss(x2 + k);
+        a20 = _mm256_fmadd_ps(b, w00, a20);
+        a21 = _mm256_fmadd_ps(b, w01, a21);
+      }
+      if constexpr (R > 3) {
+        b = _mm256_broadcast_ss(x3 + k);
+        a30 = _mm256_fmadd_ps(b, w00, a30);
+        a31 = _mm256_fmadd_ps(b, w01, a31);
+      }
+      if constexpr (R > 4) {
+        b = _mm256_broadcast_ss(x4 + k);
+        a40 = _mm256_fmadd_ps(b, w00, a40);
+        a41 = _mm256_fmadd_ps(b, w01, a41);
+      }
+      if constexpr (R > 5) {
+        b = _mm256_broadcast_ss(x5 + k);
+        a50 = _mm256_fmadd_ps(b, w00, a50);
+        a51 = _mm256_fmadd_ps(b, w01, a51);
+      }
+    } else if constexpr (C == 2) {
+      const __m256 w10 = _mm256_load_ps(w + stride);
+      const __m256 w11 = _mm256_load_ps(w + stride + 8);
+      __m256 b = _mm256_broadcast_ss(x0 + k);
+      a00 = _mm256_fmadd_ps(b, w00, a00);
+      a01 = _mm256_fmadd_ps(b, w01, a01);
+      a10 = _mm256_fmadd_ps(b, w10, a10);
+      a11 = _mm256_fmadd_ps(b, w11, a11);
+      if constexpr (R > 1) {
+        b = _mm256_broadcast_ss(x1 + k);
+        a20 = _mm256_fmadd_ps(b, w00, a20);
+        a21 = _mm256_fmadd_ps(b, w01, a21);
+        a30 = _mm256_fmadd_ps(b, w10, a30);
+        a31 = _mm256_fmadd_ps(b, w11, a31);
+      }
+      if constexpr (R > 2) {
+        b = _mm256_broadcast_ss(x2 + k);
+        a40 = _mm256_fmadd_ps(b, w00, a40);
+        a41 = _mm256_fmadd_ps(b, w01, a41);
+        a50 = _mm256_fmadd_ps(b, w10, a50);
+        a51 = _mm256_fmadd_ps(b, w11, a51);
+      }
+    } else {
+      const __m256 b = _mm256_broadcast_ss(x0 + k);
+      a00 = _mm256_fmadd_ps(b, w00, a00);
+      a01 = _mm256_fmadd_ps(b, w01, a01);
+      a10 = _mm256_fmadd_ps(b, _mm256_load_ps(w + stride), a10);
+      a11 = _mm256_fmadd_ps(b, _mm256_load_ps(w + stride + 8), a11);
+      a20 = _mm256_fmadd_ps(b, _mm256_load_ps(w + 2 * stride), a20);
+      a21 = _mm256_fmadd_ps(b, _mm256_load_ps(w + 2 * stride + 8), a21);
+      a30 = _mm256_fmadd_ps(b, _mm256_load_ps(w + 3 * stride), a30);
+      a31 = _mm256_fmadd_ps(b, _mm256_load_ps(w + 3 * stride + 8), a31);
+    }
+  }
+  const __m256 sums[12] = {a00, a01, a10, a11, a20, a21, a30, a31, a40, a41, a50, a51};
+  if (a.columns == C * kWidth) {
+    for (size_t r = 0; r < R; ++r) {
+      float* y = a.y + r * a.ld;
+      const float* residual = a.residual == nullptr ? nullptr : a.residual + r * a.ld;
+      for (size_t v = 0; v < 2 * C; ++v) {
+        __m256 value = _mm256_add_ps(sums[2 * (r * C) + v], _mm256_loadu_ps(a.bias + 8 * v));
+        if (residual != nullptr) value = _mm256_add_ps(value, _mm256_loadu_ps(residual + 8 * v));
+        if (a.relu) value = _mm256_max_ps(zero, value);
+        _mm256_storeu_ps(y + 8 * v, value);
+      }
+    }
+    return;
+  }
+  // A last, partial panel: finish the valid columns one by one.
+  alignas(32) float spill[R][C * kWidth];
+  for (size_t r = 0; r < R; ++r) {
+    for (size_t v = 0; v < 2 * C; ++v) _mm256_store_ps(spill[r] + 8 * v, sums[2 * (r * C) + v]);
+    for (size_t c = 0; c < a.columns; ++c) {
+      a.y[r * a.ld + c] = Finish(spill[r][c], r, c, a);
+    }
+  }
+}
+
+bool CpuHasAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+template <UseLiteIsa Isa, size_t R, size_t C>
+void Tile(const TileArgs& args) {
+#if ENGRAM_USE_LITE_HAVE_AVX2
+  if constexpr (Isa == UseLiteIsa::kAvx2) {
+    TileAvx2<R, C>(args);
+  } else {
+    TilePortable<R, C>(args);
+  }
+#else
+  TilePortable<R, C>(args);
+#endif
+}
+
+// Rows [row, row + R) of y, panels [first, last): tiles of C panels, then
+// single panels for what is left.
+template <UseLiteIsa Isa, size_t R, size_t C>
+void RowBlock(const float* x, size_t row, const UseLitePackedDense& dense, float* y,
+              const UseLiteDenseEpilogue& epilogue, size_t first, size_t last) {
+  TileArgs args;
+  args.x = x + row * dense.In();
+  args.in = dense.In();
+  args.ld = dense.Out();
+  args.relu = epilogue.relu;
+  size_t p = first;
+  auto set_panels = [&](size_t panel, size_t count) {
+    const size_t column = panel * kWidth;
+    args.panel = dense.Panel(panel);
+    args.bias = dense.Bias() + column;
+    args.y = y + row * dense.Out() + column;
+    args.residual =
+        epilogue.residual == nullptr ? nullptr : epilogue.residual + row * dense.Out() + column;
+    args.columns = std::min(count * kWidth, dense.Out() - column);
+  };
+  for (; p + C <= last; p += C) {
+    set_panels(p, C);
+    Tile<Isa, R, C>(args);
+  }
+  for (; p < last; ++p) {
+    set_panels(p, 1);
+    Tile<Isa, R, 1>(args);
+  }
+}
+
+template <UseLiteIsa Isa>
+void DenseWith(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+               const UseLiteDenseEpilogue& epilogue) {
+  const size_t panels = dense.Panels();
+  // One block of rows reads each panel once: no grouping needed. Groups
+  // are a multiple of 4 panels, the widest tile.
+  const size_t panel_bytes = std::max<size_t>(dense.In(), 1) * kWidth * sizeof(float);
+  const size_t group =
+      rows <= kTileRows ? panels : std::max<size_t>(4, kGroupBytes / panel_bytes / 4 * 4);
+  for (size_t chunk = 0; chunk < rows; chunk += kRowChunk) {
+    const size_t chunk_end = std::min(rows, chunk + kRowChunk);
+    for (size_t first = 0; first < panels; first += group) {
+      const size_t last = std::min(panels, first + group);
+      size_t r = chunk;
+      for (; r + kTileRows <= chunk_end; r += kTileRows) {
+        RowBlock<Isa, 6, 1>(x, r, dense, y, epilogue, first, last);
+      }
+      switch (chunk_end - r) {
+        case 5:
+          RowBlock<Isa, 5, 1>(x, r, dense, y, epilogue, first, last);
+          break;
+        case 4:
+          RowBlock<Isa, 4, 1>(x, r, dense, y, epilogue, first, last);
+          break;
+        case 3:
+          RowBlock<Isa, 3, 2>(x, r, dense, y, epilogue, first, last);
+          break;
+        case 2:
+          RowBlock<Isa, 2, 2>(x, r, dense, y, epilogue, first, last);
+          break;
+        case 1:
+          RowBlock<Isa, 1, 4>(x, r, dense, y, epilogue, first, last);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+UseLiteIsa UseLiteBestIsa() {
+#if ENGRAM_USE_LITE_HAVE_AVX2
+  static const UseLiteIsa best = CpuHasAvx2() ? UseLiteIsa::kAvx2 : UseLiteIsa::kPortable;
+  return best;
+#else
+  return UseLiteIsa::kPortable;
+#endif
+}
+
+UseLitePackedDense::UseLitePackedDense(const float* kernel, const float* bias, size_t in,
+                                       size_t out)
+    : in_(in), out_(out) {
+  const size_t panels = Panels();
+  constexpr size_t kAlignFloats = 64 / sizeof(float);
+  storage_.assign(panels * in * kWidth + kAlignFloats, 0.0f);
+  const auto address = reinterpret_cast<uintptr_t>(storage_.data());
+  offset_ = ((64 - address % 64) % 64) / sizeof(float);
+  float* packed = storage_.data() + offset_;
+  for (size_t p = 0; p < panels; ++p) {
+    const size_t columns = std::min(kWidth, out - p * kWidth);
+    for (size_t k = 0; k < in; ++k) {
+      std::copy_n(kernel + k * out + p * kWidth, columns, packed + (p * in + k) * kWidth);
+    }
+  }
+  bias_.assign(panels * kWidth, 0.0f);
+  std::copy_n(bias, out, bias_.begin());
+}
+
+void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                  const UseLiteDenseEpilogue& epilogue, UseLiteIsa isa) {
+  if (rows == 0 || dense.Out() == 0) return;
+  if (isa == UseLiteIsa::kAvx2 && UseLiteBestIsa() == UseLiteIsa::kAvx2) {
+    DenseWith<UseLiteIsa::kAvx2>(x, rows, dense, y, epilogue);
+  } else {
+    DenseWith<UseLiteIsa::kPortable>(x, rows, dense, y, epilogue);
   }
 }
 
@@ -38,35 +325,34 @@ void UseLiteLayerNorm(const float* x, size_t rows, size_t dim, const float* scal
   }
 }
 
-void UseLiteRelu(float* x, size_t count) {
-  for (size_t i = 0; i < count; ++i) x[i] = std::max(x[i], 0.0f);
-}
-
 void UseLiteAttention(const float* qkv, const std::vector<size_t>& offsets, size_t dim,
                       size_t heads, float query_scale, float* out, std::vector<float>* scratch) {
   const size_t head_dim = dim / heads;
-  const int ld_qkv = static_cast<int>(3 * dim);
+  const size_t ld = 3 * dim;
   for (size_t s = 0; s + 1 < offsets.size(); ++s) {
     const size_t first = offsets[s];
     const size_t length = offsets[s + 1] - first;
     if (length == 0) continue;
-    scratch->resize(length * head_dim + length * length);
-    float* query = scratch->data();
-    float* weights = query + length * head_dim;
-    const int n = static_cast<int>(length);
+    // Keys transposed ([head_dim, length]) so that every inner loop runs
+    // over contiguous values and sums in a fixed order.
+    scratch->resize(head_dim * length + length * length);
+    float* keys = scratch->data();
+    float* weights = keys + head_dim * length;
     for (size_t h = 0; h < heads; ++h) {
-      const float* q = qkv + first * 3 * dim + h * head_dim;
+      const float* q = qkv + first * ld + h * head_dim;
       const float* k = q + dim;
       const float* v = q + 2 * dim;
-      for (size_t t = 0; t < length; ++t) {
-        for (size_t c = 0; c < head_dim; ++c) {
-          query[t * head_dim + c] = q[t * 3 * dim + c] * query_scale;
-        }
+      for (size_t j = 0; j < length; ++j) {
+        for (size_t c = 0; c < head_dim; ++c) keys[c * length + j] = k[j * ld + c];
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, static_cast<int>(head_dim), 1.0f,
-                  query, static_cast<int>(head_dim), k, ld_qkv, 0.0f, weights, n);
       for (size_t t = 0; t < length; ++t) {
         float* row = weights + t * length;
+        std::fill_n(row, length, 0.0f);
+        for (size_t c = 0; c < head_dim; ++c) {
+          const float query = q[t * ld + c] * query_scale;
+          const float* key = keys + c * length;
+          for (size_t j = 0; j < length; ++j) row[j] += query * key[j];
+        }
         const float peak = *std::max_element(row, row + length);
         float total = 0.0f;
         for (size_t j = 0; j < length; ++j) {
@@ -74,10 +360,14 @@ void UseLiteAttention(const float* qkv, const std::vector<size_t>& offsets, size
           total += row[j];
         }
         for (size_t j = 0; j < length; ++j) row[j] /= total;
+        float* result = out + (first + t) * dim + h * head_dim;
+        std::fill_n(result, head_dim, 0.0f);
+        for (size_t j = 0; j < length; ++j) {
+          const float weight = row[j];
+          const float* value = v + j * ld;
+          for (size_t c = 0; c < head_dim; ++c) result[c] += weight * value[c];
+        }
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, static_cast<int>(head_dim), n, 1.0f,
-                  weights, n, v, ld_qkv, 0.0f, out + first * dim + h * head_dim,
-                  static_cast<int>(dim));
     }
   }
 }

@@ -2,11 +2,18 @@
 // written to follow the original TensorFlow graph op by op. Matrices are
 // row-major float32; a "packed" batch stacks the tokens of several
 // sentences as rows, sentence s owning rows [offsets[s], offsets[s + 1]).
-// Matrix products go to OpenBLAS (cblas_sgemm), whose own thread pool
-// (OPENBLAS_NUM_THREADS) may split a large one.
 //
-// Thread-safety: pure functions of their arguments; callers give each
-// thread its own output buffers.
+// Dense layers run on our own kernel over weights repacked once at load
+// (UseLitePackedDense): column panels read front to back, no per-call
+// copies, good at one row (a short query) and at thousands (an import).
+// Every output element is summed over the input in index order whatever the
+// row count, so a sentence gets bit-identical values alone or in any batch.
+// The kernel has two builds, chosen once per process: AVX2+FMA where the CPU
+// has them (the default compile flags do not assume it), else portable C++;
+// the two differ by float rounding only (FMA rounds once).
+//
+// Thread-safety: pure functions of their arguments; a UseLitePackedDense
+// is immutable once built. Callers give each thread its own output buffers.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 #define ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 
@@ -15,18 +22,67 @@
 
 namespace engram {
 
-// y[rows, out] = x[rows, in] · kernel[in, out] + bias[out].
-void UseLiteDense(const float* x, size_t rows, size_t in, const float* kernel, const float* bias,
-                  size_t out, float* y);
+// Which build of the dense kernel runs.
+enum class UseLiteIsa {
+  kPortable,  // plain C++ (SSE2 on x86-64)
+  kAvx2,      // AVX2 + FMA, x86-64 only
+};
+
+// The best build this CPU runs (kAvx2 when it has AVX2 and FMA).
+UseLiteIsa UseLiteBestIsa();
+
+// A dense layer, kernel[in, out] and bias[out], in the layout of the
+// kernel: column panels of kPanelWidth columns, each stored [in][16]
+// contiguously and 64-byte aligned, the last panel padded with zeros. Uses
+// as much memory as the original (plus padding).
+class UseLitePackedDense {
+ public:
+  static constexpr size_t kPanelWidth = 16;
+
+  UseLitePackedDense() = default;
+  // Copies `kernel` ([in, out], row-major) and `bias` ([out]).
+  UseLitePackedDense(const float* kernel, const float* bias, size_t in, size_t out);
+  // Move-only: a copy would lose the alignment of the panels.
+  UseLitePackedDense(const UseLitePackedDense&) = delete;
+  UseLitePackedDense& operator=(const UseLitePackedDense&) = delete;
+  UseLitePackedDense(UseLitePackedDense&&) = default;
+  UseLitePackedDense& operator=(UseLitePackedDense&&) = default;
+  ~UseLitePackedDense() = default;
+
+  size_t In() const { return in_; }
+  size_t Out() const { return out_; }
+  size_t Panels() const { return (out_ + kPanelWidth - 1) / kPanelWidth; }
+  // Panel p: in * kPanelWidth values, row k holding columns
+  // [p * 16, p * 16 + 16) of kernel row k.
+  const float* Panel(size_t p) const { return storage_.data() + offset_ + p * in_ * kPanelWidth; }
+  // The bias, padded with zeros to Panels() * kPanelWidth.
+  const float* Bias() const { return bias_.data(); }
+
+ private:
+  size_t in_ = 0;
+  size_t out_ = 0;
+  std::vector<float> storage_;  // panels, starting at offset_ (for alignment)
+  size_t offset_ = 0;
+  std::vector<float> bias_;
+};
+
+// What UseLiteDense does after the product, in this order: add the bias,
+// then add `residual` (when given), then ReLU (when asked).
+struct UseLiteDenseEpilogue {
+  const float* residual = nullptr;  // [rows, out], may be y itself; default none
+  bool relu = false;                // max(value, 0); default off
+};
+
+// y[rows, out] = x[rows, in] · kernel + bias, then the epilogue. `y` must
+// not overlap `x`. Summation over `in` is in index order for every element.
+void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                  const UseLiteDenseEpilogue& epilogue = {}, UseLiteIsa isa = UseLiteBestIsa());
 
 // Per row of x[rows, dim]: scale * (x - mean) / sqrt(variance + epsilon)
 // + bias, the variance being the mean square deviation (biased). `y` may
 // be `x`.
 void UseLiteLayerNorm(const float* x, size_t rows, size_t dim, const float* scale,
                       const float* bias, float epsilon, float* y);
-
-// x = max(x, 0) over `count` values.
-void UseLiteRelu(float* x, size_t count);
 
 // Multi-head self-attention of a packed batch. `qkv` is [rows, 3 * dim]:
 // queries, keys and values side by side, each split into `heads` heads of
