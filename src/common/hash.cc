@@ -1,5 +1,5 @@
-#include <cstring>
 #include "src/common/hash.h"
+#include <cstring>
 
 #include <openssl/sha.h>
 

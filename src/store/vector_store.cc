@@ -116,11 +116,10 @@ Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimen
 Status VectorStore::LoadScope(
     int64_t space_id, const std::string& scope, size_t dimension,
     const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("SELECT v.rowid, v.fact_rowid, v.vector FROM fact_vectors v "
-                   "JOIN facts f ON f.rowid = v.fact_rowid "
-                   "WHERE v.space_id = ?1 AND f.scope = ?2"));
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT v.rowid, v.fact_rowid, v.vector FROM fact_vectors v "
+                                       "JOIN facts f ON f.rowid = v.fact_rowid "
+                                       "WHERE v.space_id = ?1 AND f.scope = ?2"));
   s.BindInt(1, space_id);
   s.BindText(2, scope);
   std::vector<float> buffer;
