@@ -16,6 +16,7 @@
 
 #include "src/embed/use_lite_converter.h"
 #include "src/embed/use_lite_kernels.h"
+#include "tests/test_util.h"
 
 namespace engram {
 namespace {
@@ -31,17 +32,6 @@ nlohmann::json ReadGolden(const std::string& name) {
   std::ostringstream text;
   text << in.rdbuf();
   return nlohmann::json::parse(text.str());
-}
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
 }
 
 double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -224,24 +214,25 @@ TEST_F(UseLiteEncoderTest, ConcurrentCallsGiveTheSameVectors) {
 }
 
 TEST_F(UseLiteEncoderTest, CorruptedModelFileIsAClearError) {
-  const std::string bytes = ReadBytes(ModelPath());
-  const std::string path = testing::TempDir() + "/use_lite_corrupt.model";
+  const std::string bytes = testing::ReadFile(ModelPath());
+  const testing::TempDir scratch;
+  const std::string path = scratch.File("use_lite_corrupt.model");
 
   std::string flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x40;
-  WriteBytes(path, flipped);
+  testing::WriteFile(path, flipped);
   auto corrupt = UseLiteEncoder::Load(path);
   ASSERT_FALSE(corrupt.ok());
   EXPECT_EQ(corrupt.status().code(), StatusCode::kCorruption);
   EXPECT_NE(corrupt.status().message().find("checksum"), std::string::npos)
       << corrupt.status().ToString();
 
-  WriteBytes(path, bytes.substr(0, bytes.size() - 1000));
+  testing::WriteFile(path, bytes.substr(0, bytes.size() - 1000));
   auto truncated = UseLiteEncoder::Load(path);
   ASSERT_FALSE(truncated.ok());
   EXPECT_EQ(truncated.status().code(), StatusCode::kCorruption);
 
-  WriteBytes(path, "not a model");
+  testing::WriteFile(path, "not a model");
   auto garbage = UseLiteEncoder::Load(path);
   ASSERT_FALSE(garbage.ok());
   EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
@@ -396,15 +387,14 @@ class UseLiteConverterTest : public ::testing::Test {
     if (!fs::exists(DistDir() + "/model.json")) {
       FAIL() << "no USE-Lite package at " << DistDir() << "; run scripts/fetch_model.sh";
     }
-    dir_ = testing::TempDir() + "/use_lite_dist_copy";
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = scratch_.path().string();
     for (const auto& entry : fs::directory_iterator(DistDir())) {
       fs::create_symlink(fs::absolute(entry.path()), dir_ + "/" + entry.path().filename().string());
     }
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
+  // Each test has its own directory: ctest runs them side by side.
+  testing::TempDir scratch_;
   std::string dir_;
 };
 
@@ -419,9 +409,9 @@ TEST_F(UseLiteConverterTest, MissingShardIsNotFoundNamingIt) {
 
 TEST_F(UseLiteConverterTest, ShortShardIsAByteCountError) {
   const std::string shard = dir_ + "/group1-shard7of7";
-  const std::string bytes = ReadBytes(shard);
+  const std::string bytes = testing::ReadFile(shard);
   fs::remove(shard);
-  WriteBytes(shard, bytes.substr(0, bytes.size() - 4));
+  testing::WriteFile(shard, bytes.substr(0, bytes.size() - 4));
   const Status status = ConvertUseLitePackage(dir_, dir_ + "/out.model");
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
