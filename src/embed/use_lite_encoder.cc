@@ -105,16 +105,16 @@ Status UseLiteEncoder::BindTensors() {
     }
     return it->second.values.data();
   };
-  // The dense layer `name`.kernel [in, out] and `name`.bias [out],
-  // repacked; empty (and `status` set) when either is missing or
+  // The dense layer `name`: a view of `name`.panels [out / 16, in, 16] and
+  // `name`.bias [out]; empty (and `status` set) when either is missing or
   // misshapen.
-  std::vector<std::string> packed;
   auto dense = [&](const std::string& name, uint32_t in, uint32_t out) {
-    const float* kernel = get(name + ".kernel", {in, out});
+    const float* panels = get(name + std::string(kUseLitePanelsSuffix),
+                              {static_cast<uint32_t>(UseLitePanelCount(out)), in,
+                               static_cast<uint32_t>(kUseLitePanelWidth)});
     const float* bias = get(name + ".bias", {out});
-    if (kernel == nullptr || bias == nullptr) return UseLitePackedDense();
-    packed.push_back(name + ".kernel");
-    return UseLitePackedDense(kernel, bias, in, out);
+    if (panels == nullptr || bias == nullptr) return UseLitePackedDense();
+    return UseLitePackedDense::View(panels, bias, in, out);
   };
   const auto embedding = model_.tensors.find("embedding");
   if (embedding == model_.tensors.end() || embedding->second.shape.size() != 2) {
@@ -158,8 +158,6 @@ Status UseLiteEncoder::BindTensors() {
       row[kTimescales + i] = static_cast<float>(std::cos(static_cast<double>(angle)));
     }
   }
-  // The repacked kernels are not read again.
-  for (const std::string& name : packed) model_.tensors.erase(name);
   return Status::OK();
 }
 

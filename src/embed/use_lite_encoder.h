@@ -19,13 +19,12 @@
 // There is no final LayerNorm. Sentences are independent.
 //
 // How it is computed (the same function, up to float rounding): the
-// products run on the kernels of use_lite_kernels.h over weights repacked
-// at load; the timing signal is a table built at load; and since the last
-// step before the mean is linear, the last layer takes the mean of
-// ReLU(LN(y) · W1) and of y over the tokens first and multiplies by W2 once
-// per sentence, not once per token. A sentence's vector does not depend on
-// the batch it is in, nor on the thread count: every sum runs in a fixed
-// order.
+// products run on the kernels of use_lite_kernels.h over weights the model
+// file stores packed for them, read in place from the mapped file; the timing signal is a table
+// built at load; and since the last step before the mean is linear, the last layer takes the mean
+// of ReLU(LN(y) · W1) and of y over the tokens first and multiplies by W2 once per sentence, not
+// once per token. A sentence's vector does not depend on the batch it is in, nor on the thread
+// count: every sum runs in a fixed order.
 //
 // Thread-safety: immutable after Load; Embed is const and may be called
 // from many threads at once (each call has its own buffers). One call with
@@ -95,7 +94,7 @@ class UseLiteEncoder {
 
  private:
   // One transformer layer: views into model_.tensors for the LayerNorms,
-  // the dense layers repacked.
+  // the dense layers as packed views.
   struct Layer {
     size_t in = 0;     // width of the layer's input
     size_t heads = 4;  // attention heads
@@ -116,8 +115,8 @@ class UseLiteEncoder {
 
   UseLiteEncoder() = default;
 
-  // Binds and repacks the tensors of model_, checking shapes, then drops
-  // the repacked originals from model_.
+  // Binds the tensors of model_ (views into its mapped file), checking
+  // shapes.
   Status BindTensors();
 
   // Embeds texts [begin, end) of `ids` into the same places of `out`, in

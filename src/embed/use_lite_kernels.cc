@@ -277,23 +277,40 @@ UseLiteIsa UseLiteBestIsa() {
 #endif
 }
 
-UseLitePackedDense::UseLitePackedDense(const float* kernel, const float* bias, size_t in,
-                                       size_t out)
-    : in_(in), out_(out) {
-  const size_t panels = Panels();
-  constexpr size_t kAlignFloats = 64 / sizeof(float);
-  storage_.assign(panels * in * kWidth + kAlignFloats, 0.0f);
-  const auto address = reinterpret_cast<uintptr_t>(storage_.data());
-  offset_ = ((64 - address % 64) % 64) / sizeof(float);
-  float* packed = storage_.data() + offset_;
+void UseLitePackPanels(const float* kernel, size_t in, size_t out, float* packed) {
+  const size_t panels = UseLitePanelCount(out);
   for (size_t p = 0; p < panels; ++p) {
     const size_t columns = std::min(kWidth, out - p * kWidth);
     for (size_t k = 0; k < in; ++k) {
-      std::copy_n(kernel + k * out + p * kWidth, columns, packed + (p * in + k) * kWidth);
+      float* row = packed + (p * in + k) * kWidth;
+      std::copy_n(kernel + k * out + p * kWidth, columns, row);
+      std::fill(row + columns, row + kWidth, 0.0f);
     }
   }
-  bias_.assign(panels * kWidth, 0.0f);
-  std::copy_n(bias, out, bias_.begin());
+}
+
+UseLitePackedDense::UseLitePackedDense(const float* kernel, const float* bias, size_t in,
+                                       size_t out)
+    : in_(in), out_(out) {
+  constexpr size_t kAlignFloats = 64 / sizeof(float);
+  storage_.resize(Panels() * in * kWidth + kAlignFloats);
+  const auto address = reinterpret_cast<uintptr_t>(storage_.data());
+  float* packed = storage_.data() + ((64 - address % 64) % 64) / sizeof(float);
+  UseLitePackPanels(kernel, in, out, packed);
+  panels_ = packed;
+  bias_storage_.assign(Panels() * kWidth, 0.0f);
+  std::copy_n(bias, out, bias_storage_.begin());
+  bias_ = bias_storage_.data();
+}
+
+UseLitePackedDense UseLitePackedDense::View(const float* panels, const float* bias, size_t in,
+                                            size_t out) {
+  UseLitePackedDense dense;
+  dense.in_ = in;
+  dense.out_ = out;
+  dense.panels_ = panels;
+  dense.bias_ = bias;
+  return dense;
 }
 
 void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,

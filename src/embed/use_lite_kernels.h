@@ -31,17 +31,31 @@ enum class UseLiteIsa {
 // The best build this CPU runs (kAvx2 when it has AVX2 and FMA).
 UseLiteIsa UseLiteBestIsa();
 
+// Columns per panel of a packed dense kernel.
+inline constexpr size_t kUseLitePanelWidth = 16;
+
+// Column panels of kUseLitePanelWidth for `out` columns.
+constexpr size_t UseLitePanelCount(size_t out) {
+  return (out + kUseLitePanelWidth - 1) / kUseLitePanelWidth;
+}
+
 // A dense layer, kernel[in, out] and bias[out], in the layout of the
 // kernel: column panels of kPanelWidth columns, each stored [in][16]
 // contiguously and 64-byte aligned, the last panel padded with zeros. Uses
-// as much memory as the original (plus padding).
+// as much memory as the original (plus padding) when it owns the panels,
+// none when it views panels packed beforehand (the model file stores them
+// so: use_lite_model_file.h).
 class UseLitePackedDense {
  public:
-  static constexpr size_t kPanelWidth = 16;
+  static constexpr size_t kPanelWidth = kUseLitePanelWidth;
 
   UseLitePackedDense() = default;
   // Copies `kernel` ([in, out], row-major) and `bias` ([out]).
   UseLitePackedDense(const float* kernel, const float* bias, size_t in, size_t out);
+  // Views `panels` (as UseLitePackPanels writes them, 64-byte aligned) and
+  // `bias` ([out]), which must outlive it. `out` must be a multiple of
+  // kPanelWidth, so that the bias needs no padding.
+  static UseLitePackedDense View(const float* panels, const float* bias, size_t in, size_t out);
   // Move-only: a copy would lose the alignment of the panels.
   UseLitePackedDense(const UseLitePackedDense&) = delete;
   UseLitePackedDense& operator=(const UseLitePackedDense&) = delete;
@@ -51,20 +65,28 @@ class UseLitePackedDense {
 
   size_t In() const { return in_; }
   size_t Out() const { return out_; }
-  size_t Panels() const { return (out_ + kPanelWidth - 1) / kPanelWidth; }
+  size_t Panels() const { return UseLitePanelCount(out_); }
   // Panel p: in * kPanelWidth values, row k holding columns
   // [p * 16, p * 16 + 16) of kernel row k.
-  const float* Panel(size_t p) const { return storage_.data() + offset_ + p * in_ * kPanelWidth; }
+  const float* Panel(size_t p) const { return panels_ + p * in_ * kPanelWidth; }
   // The bias, padded with zeros to Panels() * kPanelWidth.
-  const float* Bias() const { return bias_.data(); }
+  const float* Bias() const { return bias_; }
 
  private:
   size_t in_ = 0;
   size_t out_ = 0;
-  std::vector<float> storage_;  // panels, starting at offset_ (for alignment)
-  size_t offset_ = 0;
-  std::vector<float> bias_;
+  const float* panels_ = nullptr;  // into storage_, or viewed
+  const float* bias_ = nullptr;    // into bias_storage_, or viewed
+  // Owned copies (empty for a view). Moving a vector keeps its buffer, so
+  // the pointers above stay valid across moves.
+  std::vector<float> storage_;  // panels, starting 64-byte aligned
+  std::vector<float> bias_storage_;
 };
+
+// Writes kernel[in, out] (row-major) into `packed` in panel order:
+// UseLitePanelCount(out) * in * kUseLitePanelWidth floats, the last panel's
+// missing columns zero.
+void UseLitePackPanels(const float* kernel, size_t in, size_t out, float* packed);
 
 // What UseLiteDense does after the product, in this order: add the bias,
 // then add `residual` (when given), then ReLU (when asked).

@@ -21,6 +21,9 @@ namespace {
 constexpr size_t kMagicSize = 8;
 constexpr size_t kTrailerSize = sizeof(uint64_t);
 constexpr uint32_t kMaxRank = 4;
+// Tensor values start at file offsets that are multiples of this: a cache
+// line, and enough for any SIMD load.
+constexpr size_t kValueAlignment = 64;
 
 template <typename T>
 void Put(T value, std::string* out) {
@@ -37,7 +40,8 @@ void PutString(std::string_view text, std::string* out) {
 // Reads fields from a byte range, failing once it runs out.
 class Reader {
  public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  // Reads `bytes` from offset `pos`.
+  Reader(std::string_view bytes, size_t pos) : bytes_(bytes), pos_(pos) {}
 
   template <typename T>
   bool Get(T* value) {
@@ -55,11 +59,21 @@ class Reader {
     return true;
   }
 
-  bool GetFloats(size_t count, std::vector<float>* values) {
-    if ((bytes_.size() - pos_) / sizeof(float) < count) return false;
-    values->resize(count);
-    std::memcpy(values->data(), bytes_.data() + pos_, count * sizeof(float));
-    pos_ += count * sizeof(float);
+  // Skips the zero padding up to the next multiple of kValueAlignment
+  // (counted from the start of `bytes`, which is the start of the file),
+  // then views `count` floats there. `bytes` must be kValueAlignment-aligned
+  // in memory.
+  bool GetAlignedFloats(size_t count, std::span<const float>* values) {
+    const size_t start = (pos_ + kValueAlignment - 1) / kValueAlignment * kValueAlignment;
+    if (start > bytes_.size()) return false;
+    for (size_t i = pos_; i < start; ++i) {
+      if (bytes_[i] != 0) return false;
+    }
+    if ((bytes_.size() - start) / sizeof(float) < count) return false;
+    // The address is 64-byte aligned (checked by the caller), so the view
+    // is of properly aligned floats.
+    *values = std::span<const float>(reinterpret_cast<const float*>(bytes_.data() + start), count);
+    pos_ = start + count * sizeof(float);
     return true;
   }
 
@@ -67,7 +81,7 @@ class Reader {
 
  private:
   std::string_view bytes_;
-  size_t pos_ = 0;
+  size_t pos_;
 };
 
 Status Malformed(const std::string& path, const std::string& cause) {
@@ -99,6 +113,7 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
     PutString(name, &out);
     Put(static_cast<uint32_t>(tensor.shape.size()), &out);
     for (const uint32_t dim : tensor.shape) Put(dim, &out);
+    out.append((kValueAlignment - (out.size() % kValueAlignment)) % kValueAlignment, '\0');
     out.append(reinterpret_cast<const char*>(tensor.values.data()),
                tensor.values.size() * sizeof(float));
   }
@@ -121,17 +136,17 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
 }
 
 Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return NotFound("embed: model file " + path + ": cannot open");
-  // One read of the whole file (about 28 MB): every process that embeds
-  // pays for this load, so it must not go byte by byte.
-  const std::streamoff size = file.tellg();
-  if (size < 0) return IOError("embed: model file " + path + ": cannot size");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  file.seekg(0);
-  if (!file.read(bytes.data(), size)) {
-    return IOError("embed: model file " + path + ": read failed");
+  // Mapped, not read: every process that embeds pays for this load, and
+  // the tensors are used where they lie.
+  auto mapped = MappedFile::Open(path);
+  if (!mapped.ok()) {
+    if (mapped.status().code() == StatusCode::kNotFound) {
+      return NotFound("embed: model file " + path + ": cannot open");
+    }
+    return IOError("embed: " + mapped.status().message());
   }
+  std::shared_ptr<const MappedFile> storage = std::move(*mapped);
+  const std::string_view bytes = storage->Bytes();
 
   if (bytes.size() < kMagicSize + kTrailerSize ||
       std::memcmp(bytes.data(), kUseLiteModelMagic, kMagicSize) != 0) {
@@ -144,7 +159,7 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
     return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
   }
 
-  Reader reader(body.substr(kMagicSize));
+  Reader reader(body, kMagicSize);
   UseLiteModelData model;
   uint32_t version = 0;
   uint32_t piece_count = 0;
@@ -186,14 +201,15 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
       }
       count *= dim;
     }
-    if (!reader.GetFloats(count, &tensor.values)) {
-      return Malformed(path, "tensor " + name + ": values run past the end");
+    if (!reader.GetAlignedFloats(count, &tensor.values)) {
+      return Malformed(path, "tensor " + name + ": values misaligned or past the end");
     }
     if (!model.tensors.emplace(std::move(name), std::move(tensor)).second) {
       return Malformed(path, "tensor " + std::to_string(i) + ": duplicate name");
     }
   }
   if (!reader.AtEnd()) return Malformed(path, "bytes left after the last tensor");
+  model.storage = std::move(storage);
   return model;
 }
 

@@ -3,8 +3,8 @@
 // written by ConvertUseLitePackage (use_lite_converter.h) from the original
 // TensorFlow.js package.
 //
-// Format, version 1. Every integer and float is little-endian; strings are
-// UTF-8 with no terminator; there is no padding.
+// Format, version 3. Every integer and float is little-endian; strings are
+// UTF-8 with no terminator; the only padding is before each tensor's values.
 //
 //   offset 0   magic    8 bytes  "ENGRAMUL"
 //              u32      version (kUseLiteModelVersion)
@@ -19,11 +19,19 @@
 //              u32      byte length, then the name's bytes
 //              u32      rank (0 for a scalar, at most 4)
 //              u32      each dimension, rank times
+//              zero bytes up to the next file offset that is a multiple of 64
 //              f32      the values, product-of-dimensions many, row-major
 //   trailer    u64      FastChecksum64 (src/common/hash.h) of every byte before it
 //
+// The tensors the encoder needs are named in use_lite_converter.cc. A dense
+// layer `name` is stored as `name`.bias [out] and `name`.panels
+// [out / 16, in, 16]: its kernel [in, out] in the column panels the encoder
+// computes with (UseLitePackPanels in use_lite_kernels.h).
+//
 // A reader checks the trailer before anything else, so a truncated or
 // altered file reads as Corruption, and then bounds-checks every field.
+// It maps the file rather than copying it: the tensors are read where they
+// lie, 64-byte aligned, and processes that load the model share its pages.
 //
 // Thread-safety: plain functions over values; safe from many threads.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_MODEL_FILE_H_
@@ -32,22 +40,32 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/status.h"
+#include "src/common/mapped_file.h"
 #include "src/embed/use_lite_tokenizer.h"
 
 namespace engram {
 
 inline constexpr char kUseLiteModelMagic[] = "ENGRAMUL";  // 8 bytes on disk
-// Version 2: the trailer is FastChecksum64 (version 1 used Fnv1a64).
-inline constexpr uint32_t kUseLiteModelVersion = 2;
+// Version 3: tensor values 64-byte aligned, for reading in place (version
+// 2 had no padding, version 1 an Fnv1a64 trailer).
+inline constexpr uint32_t kUseLiteModelVersion = 3;
 
-// A named float32 array; `values.size()` is the product of `shape`.
+// Name suffix of a dense layer's packed kernel (see the format above).
+inline constexpr std::string_view kUseLitePanelsSuffix = ".panels";
+
+// A named float32 array; `values.size()` is the product of `shape`. The
+// values are a view: of the mapped file when read, of the writer's own
+// arrays when written.
 struct UseLiteTensor {
   std::vector<uint32_t> shape;
-  std::vector<float> values;
+  std::span<const float> values;
 };
 
 // The content of a model file.
@@ -56,6 +74,10 @@ struct UseLiteModelData {
   uint32_t output_dim = 0;
   std::vector<UseLiteTokenizer::Piece> pieces;
   std::map<std::string, UseLiteTensor> tensors;
+  // What the tensors of a model read from a file point into; they are
+  // valid while it lives (copies of the data share it). Null for a model
+  // built in memory, whose builder owns the arrays.
+  std::shared_ptr<const MappedFile> storage;
 };
 
 // Writes `model` to `path` (through a temporary file renamed into place).

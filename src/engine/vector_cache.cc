@@ -90,8 +90,12 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   if (!entry->index) {
     // First use: labels and vectors in one pass. A scope too large for
     // exact search goes on to the HNSW path below.
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t count, store->CountScope(space_id_, scope));
+    const size_t expected = static_cast<size_t>(std::max<int64_t>(count, 0));
     auto flat = std::make_unique<FlatIndex>(dimension_);
+    flat->Reserve(std::min(expected, options_.hnsw_threshold));
     std::vector<VectorRef> refs;
+    refs.reserve(expected);
     Status upserted = Status::OK();
     ENGRAM_RETURN_IF_ERROR(store->LoadScope(
         space_id_, scope, dimension_, [&](const VectorRef& ref, std::span<const float> v) {

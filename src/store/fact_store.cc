@@ -109,6 +109,12 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
     ENGRAM_RETURN_IF_ERROR(wal.Run());
   }
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
+  {
+    ENGRAM_ASSIGN_OR_RETURN(SqliteStatement mmap,
+                            db->Prepare("PRAGMA mmap_size=" +
+                                        std::to_string(std::max<int64_t>(options.mmap_bytes, 0))));
+    ENGRAM_RETURN_IF_ERROR(mmap.Run());
+  }
   if (auto r = MigrateSchema(db.get()); !r.ok()) return r.status();
   return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
 }

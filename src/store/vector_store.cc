@@ -133,6 +133,17 @@ Status VectorStore::LoadScope(
   return Status::OK();
 }
 
+Result<int64_t> VectorStore::CountScope(int64_t space_id, const std::string& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT count(*) FROM fact_vectors v "
+                                       "JOIN facts f ON f.rowid = v.fact_rowid "
+                                       "WHERE v.space_id = ?1 AND f.scope = ?2"));
+  s.BindInt(1, space_id);
+  s.BindText(2, scope);
+  ENGRAM_RETURN_IF_ERROR(s.Step().status());
+  return s.ColumnInt(0);
+}
+
 Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
                          const std::function<void(int64_t, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,

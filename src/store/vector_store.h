@@ -75,6 +75,8 @@ class VectorStore {
   // vector. Corruption as Load.
   Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension,
                    const std::function<void(const VectorRef&, std::span<const float>)>& sink);
+  // How many vectors LoadScope would give (to size buffers before it).
+  Result<int64_t> CountScope(int64_t space_id, const std::string& scope);
 
   // Facts without a vector in the space, lowest rowid first, at most `limit`
   // (0: all).

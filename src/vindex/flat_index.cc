@@ -23,17 +23,33 @@ FlatIndex::FlatIndex(size_t dimension, FlatIndexOptions options)
     : dimension_(dimension), options_(options) {}
 
 Status FlatIndex::Upsert(int64_t label, std::span<const float> vector) {
-  ENGRAM_RETURN_IF_ERROR(CheckVector(vector, dimension_));
-  std::vector<float> unit(vector.begin(), vector.end());
-  ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(unit));
+  if (vector.size() != dimension_) return CheckVector(vector, dimension_);
+  // The vector is written where it goes and checked and normalised there,
+  // with no copy on the way; a bad one is taken back out.
   const auto found = row_of_.find(label);
-  if (found != row_of_.end()) {
-    std::copy(unit.begin(), unit.end(), rows_.begin() + (found->second * dimension_));
-    return Status::OK();
+  const bool present = found != row_of_.end();
+  const size_t row = present ? found->second : labels_.size();
+  std::vector<float> previous;
+  if (present) {
+    previous.assign(rows_.begin() + (row * dimension_), rows_.begin() + ((row + 1) * dimension_));
+    std::copy(vector.begin(), vector.end(), rows_.begin() + (row * dimension_));
+  } else {
+    rows_.insert(rows_.end(), vector.begin(), vector.end());
   }
-  rows_.insert(rows_.end(), unit.begin(), unit.end());
-  labels_.push_back(label);
-  row_of_.emplace(label, labels_.size() - 1);
+  Status normalized =
+      NormalizeInPlace(std::span<float>(rows_.data() + (row * dimension_), dimension_));
+  if (!normalized.ok()) {
+    if (present) {
+      std::copy(previous.begin(), previous.end(), rows_.begin() + (row * dimension_));
+    } else {
+      rows_.resize(row * dimension_);
+    }
+    return normalized;
+  }
+  if (!present) {
+    labels_.push_back(label);
+    row_of_.emplace(label, row);
+  }
   return Status::OK();
 }
 
