@@ -41,6 +41,13 @@ struct Gathered {
   std::vector<size_t> matched;  // query term indexes
 };
 
+// A candidate that did not come from the lexical search: no BM25 score, no
+// matched terms.
+Gathered FromRankInput(RankInput&& r) {
+  return Gathered{r.rowid,      std::move(r.id), std::move(r.scope), std::nullopt,
+                  std::nullopt, r.access_count,  r.last_accessed,    {}};
+}
+
 }  // namespace
 
 Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
@@ -113,14 +120,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store_->RankInputsOf(new_rowids));
       for (RankInput& r : inputs) {
         by_rowid[r.rowid] = gathered.size();
-        gathered.push_back(Gathered{r.rowid,
-                                    std::move(r.id),
-                                    std::move(r.scope),
-                                    std::nullopt,
-                                    std::nullopt,
-                                    r.access_count,
-                                    r.last_accessed,
-                                    {}});
+        gathered.push_back(FromRankInput(std::move(r)));
       }
       // Every candidate's true cosine, whichever way it came in.
       for (Gathered& g : gathered) {
@@ -142,14 +142,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store_->RankInputs(scopes));
       gathered.clear();
       for (RankInput& r : all) {
-        gathered.push_back(Gathered{r.rowid,
-                                    std::move(r.id),
-                                    std::move(r.scope),
-                                    std::nullopt,
-                                    std::nullopt,
-                                    r.access_count,
-                                    r.last_accessed,
-                                    {}});
+        gathered.push_back(FromRankInput(std::move(r)));
       }
     }
     std::vector<FusionCandidate> candidates;

@@ -79,13 +79,22 @@ Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::s
   return db_->Changes() > 0;
 }
 
-Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope) {
+Result<SqliteStatement> VectorStore::PrepareScopeQuery(std::string_view columns, int64_t space_id,
+                                                       const std::string& scope,
+                                                       std::string_view tail) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
-                          db_->Prepare("SELECT v.rowid, v.fact_rowid FROM fact_vectors v "
-                                       "JOIN facts f ON f.rowid = v.fact_rowid "
-                                       "WHERE v.space_id = ?1 AND f.scope = ?2 ORDER BY v.rowid"));
+                          db_->Prepare("SELECT " + std::string(columns) +
+                                       " FROM fact_vectors v JOIN facts f ON f.rowid = "
+                                       "v.fact_rowid WHERE v.space_id = ?1 AND f.scope = ?2" +
+                                       std::string(tail)));
   s.BindInt(1, space_id);
   s.BindText(2, scope);
+  return s;
+}
+
+Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, PrepareScopeQuery("v.rowid, v.fact_rowid", space_id,
+                                                               scope, " ORDER BY v.rowid"));
   std::vector<VectorRef> out;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -116,12 +125,8 @@ Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimen
 Status VectorStore::LoadScope(
     int64_t space_id, const std::string& scope, size_t dimension,
     const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
-                          db_->Prepare("SELECT v.rowid, v.fact_rowid, v.vector FROM fact_vectors v "
-                                       "JOIN facts f ON f.rowid = v.fact_rowid "
-                                       "WHERE v.space_id = ?1 AND f.scope = ?2"));
-  s.BindInt(1, space_id);
-  s.BindText(2, scope);
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s, PrepareScopeQuery("v.rowid, v.fact_rowid, v.vector", space_id, scope, ""));
   std::vector<float> buffer;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -134,12 +139,7 @@ Status VectorStore::LoadScope(
 }
 
 Result<int64_t> VectorStore::CountScope(int64_t space_id, const std::string& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
-                          db_->Prepare("SELECT count(*) FROM fact_vectors v "
-                                       "JOIN facts f ON f.rowid = v.fact_rowid "
-                                       "WHERE v.space_id = ?1 AND f.scope = ?2"));
-  s.BindInt(1, space_id);
-  s.BindText(2, scope);
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, PrepareScopeQuery("count(*)", space_id, scope, ""));
   ENGRAM_RETURN_IF_ERROR(s.Step().status());
   return s.ColumnInt(0);
 }

@@ -17,6 +17,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/embedder.h"
@@ -88,6 +89,11 @@ class VectorStore {
   Result<int64_t> PruneOtherSpaces(int64_t keep_space_id);
 
  private:
+  // "SELECT `columns` FROM fact_vectors v JOIN facts f ... WHERE v is in
+  // the space and f in the scope `tail`", prepared and bound.
+  Result<SqliteStatement> PrepareScopeQuery(std::string_view columns, int64_t space_id,
+                                            const std::string& scope, std::string_view tail);
+
   SqliteDb* db_;
 };
 
