@@ -14,7 +14,11 @@
 // The sentences and queries are generated from templates with a fixed seed
 // (the same on every machine), or read one per line from --sentences-file
 // and --queries-file. OpenBLAS takes its thread count from
-// OPENBLAS_NUM_THREADS at start-up; the value in effect is printed.
+// OPENBLAS_NUM_THREADS at start-up, and the encoder may lower it at load
+// (UseLiteEncoderOptions::threads); the value in effect after load is
+// printed. --sgemm-min-rows picks the encoder's dense product
+// (UseLiteEncoderOptions::sgemm_min_rows: 1 always sgemm, max never), and
+// each part prints which path its products ran on.
 //
 // Output: one "key<TAB>value" line per figure (bench/embed_speed.sh turns
 // runs into a Markdown table). Not a test: nothing here passes or fails on
@@ -53,6 +57,9 @@ struct BenchOptions {
   size_t warmup = 50;          // query part: untimed calls first
   std::string sentences_file;  // one sentence a line instead of generated
   std::string queries_file;    // one query a line instead of generated
+  std::string sgemm_min_rows;  // a number, "max", or empty / "default"
+  size_t threads = 0;          // UseLiteEncoderOptions::threads
+  int blas_threads = 0;        // > 0: openblas_set_num_threads after load
 };
 
 double MillisecondsSince(Clock::time_point start) {
@@ -251,15 +258,34 @@ void Print(const std::string& key, double value, int decimals) {
   Print(key, std::string(text));
 }
 
+// Which dense product ran between two readings of the encoder's counters.
+std::string DensePath(const UseLiteDenseCounts& before, const UseLiteDenseCounts& after) {
+  const uint64_t sgemm = after.sgemm - before.sgemm;
+  const uint64_t packed = after.packed - before.packed;
+  if (packed == 0) return "sgemm";
+  if (sgemm == 0) return "packed";
+  return "mixed (" + std::to_string(sgemm) + " sgemm, " + std::to_string(packed) + " packed)";
+}
+
 int Run(const BenchOptions& options) {
+  UseLiteEncoderOptions encoder_options;
+  encoder_options.threads = options.threads;
+  if (options.sgemm_min_rows == "max") {
+    encoder_options.sgemm_min_rows = SIZE_MAX;
+  } else if (!options.sgemm_min_rows.empty() && options.sgemm_min_rows != "default") {
+    encoder_options.sgemm_min_rows = std::stoull(options.sgemm_min_rows);
+  }
   const char* env_threads = std::getenv("OPENBLAS_NUM_THREADS");
   Print("openblas_num_threads_env", env_threads != nullptr ? env_threads : "(unset)");
-  Print("openblas_threads", std::to_string(openblas_get_num_threads()));
   Print("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
+  Print("encoder_threads_option", std::to_string(options.threads));
+  Print("sgemm_min_rows", encoder_options.sgemm_min_rows == SIZE_MAX
+                              ? std::string("max (never)")
+                              : std::to_string(encoder_options.sgemm_min_rows));
 
   // Load.
   const Clock::time_point load_start = Clock::now();
-  auto loaded = LocalEmbedder::Load(options.model_path);
+  auto loaded = LocalEmbedder::Load(options.model_path, encoder_options);
   const double load_ms = MillisecondsSince(load_start);
   if (!loaded.ok()) {
     std::cerr << "embed_speed: " << loaded.status().ToString() << "\n";
@@ -267,13 +293,10 @@ int Run(const BenchOptions& options) {
   }
   const std::unique_ptr<LocalEmbedder> embedder = std::move(loaded).value();
   Print("load_ms", load_ms, 1);
-  // A second copy of the encoder for the tokenizer figures.
-  auto encoder = UseLiteEncoder::Load(options.model_path);
-  if (!encoder.ok()) {
-    std::cerr << "embed_speed: " << encoder.status().ToString() << "\n";
-    return 1;
-  }
-  const UseLiteTokenizer& tokenizer = (*encoder)->Tokenizer();
+  if (options.blas_threads > 0) openblas_set_num_threads(options.blas_threads);
+  Print("openblas_threads", std::to_string(openblas_get_num_threads()));
+  const UseLiteEncoder& encoder = embedder->Encoder();
+  const UseLiteTokenizer& tokenizer = encoder.Tokenizer();
 
   const std::vector<std::string> facts = options.sentences_file.empty()
                                              ? GenerateFacts(options.sentences)
@@ -299,6 +322,7 @@ int Run(const BenchOptions& options) {
     }
   };
   embed_range(0, std::min(batch_size, facts.size()));  // warm-up
+  const UseLiteDenseCounts batch_before = encoder.DenseCounts();
   std::vector<double> rates;
   std::vector<double> cpu_ms_per_sentence;
   for (size_t round = 0; round < std::max<size_t>(options.rounds, 1); ++round) {
@@ -317,6 +341,7 @@ int Run(const BenchOptions& options) {
   Print("batch_sentences_per_s_median", rates[rates.size() / 2], 0);
   Print("batch_sentences_per_s_best", rates.back(), 0);
   Print("batch_cpu_ms_per_sentence_median", cpu_ms_per_sentence[cpu_ms_per_sentence.size() / 2], 3);
+  Print("batch_dense_path", DensePath(batch_before, encoder.DenseCounts()));
 
   // Single-query latency.
   Print("query_count", std::to_string(options.queries));
@@ -324,6 +349,7 @@ int Run(const BenchOptions& options) {
   std::vector<double> latencies;
   std::vector<double> cpu_latencies;
   latencies.reserve(queries.size());
+  const UseLiteDenseCounts query_before = encoder.DenseCounts();
   for (size_t i = 0; i < queries.size(); ++i) {
     const Clock::time_point start = Clock::now();
     const double cpu_start = CpuMilliseconds(CLOCK_THREAD_CPUTIME_ID);
@@ -348,6 +374,7 @@ int Run(const BenchOptions& options) {
   Print("query_ms_p99", Quantile(latencies, 0.99), 2);
   Print("query_ms_mean", total / static_cast<double>(latencies.size()), 2);
   Print("query_cpu_ms_p50", Quantile(cpu_latencies, 0.50), 2);
+  Print("query_dense_path", DensePath(query_before, encoder.DenseCounts()));
 
   // The tokenizer alone.
   const Clock::time_point tokenize_start = Clock::now();
@@ -375,6 +402,13 @@ int main(int argc, char** argv) {
                  "One sentence a line, instead of generated facts");
   app.add_option("--queries-file", options.queries_file,
                  "One query a line, instead of generated queries");
+  app.add_option("--sgemm-min-rows", options.sgemm_min_rows,
+                 "Least rows for a dense product on OpenBLAS sgemm: a number (1: always), "
+                 "max (never) or default")
+      ->check(CLI::IsMember({"default", "max"}) | CLI::NonNegativeNumber);
+  app.add_option("--threads", options.threads, "Encoder threads per call (0: its default)");
+  app.add_option("--blas-threads", options.blas_threads,
+                 "Set OpenBLAS to this many threads after load, overriding the encoder");
   CLI11_PARSE(app, argc, argv);
   return engram::Run(options);
 }

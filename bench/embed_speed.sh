@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Embedding speed of the embedded model (bench/embed_speed.cc), once per
-# OpenBLAS thread count, as one Markdown table. Builds nothing.
+# OpenBLAS thread count and dense product threshold, as one Markdown table.
+# Builds nothing.
 #
 #   bench/embed_speed.sh [BUILD_DIR] [MODEL_FILE] [-- extra embed_speed flags]
 #
 # BUILD_DIR defaults to ./build (the binary is BUILD_DIR/bench/embed_speed);
 # MODEL_FILE to BUILD_DIR/models/use-lite-en.bin (written by
 # use_lite_convert). THREADS lists the OPENBLAS_NUM_THREADS values to run
-# (default "1 2").
+# (default "1 2"); SGEMM_MIN_ROWS the --sgemm-min-rows values to run with
+# each (default "1 max": every product on OpenBLAS sgemm, then every one on
+# the packed kernel; "default" is the encoder's own threshold).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
@@ -17,6 +20,11 @@ shift $(($# > 2 ? 2 : $#))
 extra=("$@")
 binary=$build_dir/bench/embed_speed
 threads=${THREADS:-1 2}
+min_rows=${SGEMM_MIN_ROWS:-1 max}
+runs=()
+for t in $threads; do
+  for m in $min_rows; do runs+=("$t:$m"); done
+done
 if [ ! -x "$binary" ]; then
   echo "bench: $binary is missing; build the embed_speed target first" >&2
   exit 1
@@ -28,33 +36,37 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for t in $threads; do
+for i in "${!runs[@]}"; do
+  run=${runs[$i]}
   load_before=$(cut -d' ' -f1 /proc/loadavg)
-  OPENBLAS_NUM_THREADS=$t "$binary" --model "$model" "${extra[@]}" > "$work/$t.tsv"
+  OPENBLAS_NUM_THREADS=${run%%:*} "$binary" --model "$model" --sgemm-min-rows "${run#*:}" \
+    "${extra[@]}" > "$work/$i.tsv"
   printf 'load_before\t%s\nload_after\t%s\n' "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
-    >> "$work/$t.tsv"
+    >> "$work/$i.tsv"
 done
 
 value() { awk -F'\t' -v k="$2" '$1 == k { print $2 }' "$work/$1.tsv"; }
 row() {
   local label=$1 key=$2 line="| $1 |"
-  for t in $threads; do line+=" $(value "$t" "$key") |"; done
+  for i in "${!runs[@]}"; do line+=" $(value "$i" "$key") |"; done
   echo "$line"
 }
 
-first=${threads%% *}
+first=0
 echo "$binary --model $model ${extra[*]}"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs));" \
   "load:$(uptime | sed 's/.*load average://')"
 echo
-header="| OPENBLAS_NUM_THREADS |"
+header="| OPENBLAS_NUM_THREADS : sgemm_min_rows |"
 rule="|---|"
-for t in $threads; do
-  header+=" $t |"
+for run in "${runs[@]}"; do
+  header+=" $run |"
   rule+="---:|"
 done
 echo "$header"
 echo "$rule"
+row "OpenBLAS threads after model load" openblas_threads
+row "sgemm_min_rows in effect" sgemm_min_rows
 row "machine load, 1-min average, before run" load_before
 row "machine load, 1-min average, after run" load_after
 row "model load (ms)" load_ms
@@ -64,6 +76,7 @@ row "batch: mean tokens per sentence" batch_mean_tokens
 row "batch: sentences/s, median of $(value "$first" batch_rounds)" batch_sentences_per_s_median
 row "batch: sentences/s, best" batch_sentences_per_s_best
 row "batch: CPU ms per sentence (all threads)" batch_cpu_ms_per_sentence_median
+row "batch: dense products ran on" batch_dense_path
 row "query: count (one text per call)" query_count
 row "query: mean tokens" query_mean_tokens
 row "query: p50 (ms)" query_ms_p50
@@ -71,4 +84,5 @@ row "query: p95 (ms)" query_ms_p95
 row "query: p99 (ms)" query_ms_p99
 row "query: mean (ms)" query_ms_mean
 row "query: CPU p50 (ms)" query_cpu_ms_p50
+row "query: dense products ran on" query_dense_path
 row "tokenizer alone per query (µs)" tokenize_us_per_query

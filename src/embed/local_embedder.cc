@@ -7,9 +7,10 @@
 
 namespace engram {
 
-Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& model_path) {
+Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& model_path,
+                                                           const UseLiteEncoderOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<UseLiteEncoder> encoder,
-                          UseLiteEncoder::Load(model_path));
+                          UseLiteEncoder::Load(model_path, options));
   return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder)));
 }
 

@@ -23,8 +23,10 @@ inline constexpr char kUseLiteModelFileName[] = "use-lite-en.bin";
 
 class LocalEmbedder final : public Embedder {
  public:
-  // Loads `model_path` (a file written by use_lite_convert).
-  static Result<std::unique_ptr<LocalEmbedder>> Load(const std::string& model_path);
+  // Loads `model_path` (a file written by use_lite_convert) into an encoder
+  // with `options`.
+  static Result<std::unique_ptr<LocalEmbedder>> Load(const std::string& model_path,
+                                                     const UseLiteEncoderOptions& options = {});
 
   const EmbeddingSpace& Space() const override { return space_; }
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
@@ -32,6 +34,9 @@ class LocalEmbedder final : public Embedder {
 
   // `text` as the model receives it (see above).
   static std::string Prepare(const std::string& text);
+
+  // The model behind it.
+  const UseLiteEncoder& Encoder() const { return *encoder_; }
 
  private:
   explicit LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder);

@@ -29,9 +29,6 @@ constexpr uint32_t kModelDim = 512;
 constexpr uint32_t kFfnDim = 1536;
 constexpr uint32_t kTimescales = 128;
 constexpr int32_t kMaxTokens = 128;
-// A TensorSpec named so is a dense kernel [in, out], written packed under
-// its base name + kUseLitePanelsSuffix.
-constexpr std::string_view kKernelSuffix = ".kernel";
 
 // TF.js weight names, shortened by these two prefixes.
 constexpr char kApply[] = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
@@ -345,19 +342,18 @@ Status ConvertUseLitePackage(const std::string& dist_dir, const std::string& out
         return InvalidArgument("embed: convert: weight " + spec.tf_name + " is not finite");
       }
     }
-    if (!spec.name.ends_with(kKernelSuffix)) {
-      // A view: `weights` outlives the write below.
-      model.tensors[spec.name] = UseLiteTensor{spec.shape, it->second.floats};
-      continue;
-    }
-    // A dense kernel [in, out] is stored as the encoder reads it, in column
-    // panels [out / 16, in, 16], so that loading it copies nothing.
+    // A view: `weights` outlives the write below.
+    model.tensors[spec.name] = UseLiteTensor{spec.shape, it->second.floats};
+    if (!spec.name.ends_with(kUseLiteKernelSuffix)) continue;
+    // A dense kernel [in, out] is stored as is (for sgemm) and also in the
+    // column panels [out / 16, in, 16] of the encoder's own kernel, so that
+    // loading either copies nothing.
     const uint32_t in = spec.shape[0];
     const uint32_t out = spec.shape[1];
     std::vector<float>& panels =
         packed_kernels.emplace_back(UseLitePanelCount(out) * in * kUseLitePanelWidth);
     UseLitePackPanels(it->second.floats.data(), in, out, panels.data());
-    const std::string base = spec.name.substr(0, spec.name.size() - kKernelSuffix.size());
+    const std::string base = spec.name.substr(0, spec.name.size() - kUseLiteKernelSuffix.size());
     model.tensors[base + std::string(kUseLitePanelsSuffix)] =
         UseLiteTensor{{static_cast<uint32_t>(UseLitePanelCount(out)), in,
                        static_cast<uint32_t>(kUseLitePanelWidth)},

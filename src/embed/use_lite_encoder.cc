@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -31,6 +32,13 @@ void MeanOverSentences(const float* x, const std::vector<size_t>& offsets, size_
     const float count = static_cast<float>(std::max<size_t>(offsets[s + 1] - offsets[s], 1));
     for (size_t c = 0; c < width; ++c) out[c] /= count;
   }
+}
+
+// OpenBLAS's thread count as the process set it (OPENBLAS_NUM_THREADS,
+// else one per CPU), read before the first Load sets it to one.
+int BlasThreadsAtStart() {
+  static const int threads = std::max(openblas_get_num_threads(), 1);
+  return threads;
 }
 
 }  // namespace
@@ -75,8 +83,13 @@ Result<std::unique_ptr<UseLiteEncoder>> UseLiteEncoder::Load(const std::string& 
   encoder->options_.max_batch_tokens = std::max(options.max_batch_tokens, kMaxTokens);
   if (encoder->options_.threads == 0) {
     encoder->options_.threads =
-        std::clamp<size_t>(static_cast<size_t>(std::max(openblas_get_num_threads(), 1)), 1,
+        std::clamp<size_t>(static_cast<size_t>(BlasThreadsAtStart()), 1,
                            std::max<size_t>(std::thread::hardware_concurrency(), 1));
+  }
+  // The encoder's own threads each run sgemm on their share of the texts;
+  // OpenBLAS threads inside those calls would only compete with them.
+  if (encoder->options_.sgemm_min_rows != SIZE_MAX && openblas_get_num_threads() != 1) {
+    openblas_set_num_threads(1);
   }
   ENGRAM_ASSIGN_OR_RETURN(encoder->tokenizer_,
                           UseLiteTokenizer::FromPieces(std::move(model.pieces)));
@@ -105,16 +118,17 @@ Status UseLiteEncoder::BindTensors() {
     }
     return it->second.values.data();
   };
-  // The dense layer `name`: a view of `name`.panels [out / 16, in, 16] and
-  // `name`.bias [out]; empty (and `status` set) when either is missing or
-  // misshapen.
+  // The dense layer `name`: a view of `name`.panels [out / 16, in, 16],
+  // `name`.kernel [in, out] and `name`.bias [out]; empty (and `status`
+  // set) when one is missing or misshapen.
   auto dense = [&](const std::string& name, uint32_t in, uint32_t out) {
     const float* panels = get(name + std::string(kUseLitePanelsSuffix),
                               {static_cast<uint32_t>(UseLitePanelCount(out)), in,
                                static_cast<uint32_t>(kUseLitePanelWidth)});
+    const float* kernel = get(name + std::string(kUseLiteKernelSuffix), {in, out});
     const float* bias = get(name + ".bias", {out});
-    if (panels == nullptr || bias == nullptr) return UseLitePackedDense();
-    return UseLitePackedDense::View(panels, bias, in, out);
+    if (panels == nullptr || kernel == nullptr || bias == nullptr) return UseLitePackedDense();
+    return UseLitePackedDense::View(panels, kernel, bias, in, out);
   };
   const auto embedding = model_.tensors.find("embedding");
   if (embedding == model_.tensors.end() || embedding->second.shape.size() != 2) {
@@ -159,6 +173,24 @@ Status UseLiteEncoder::BindTensors() {
     }
   }
   return Status::OK();
+}
+
+UseLiteDenseCounts UseLiteEncoder::DenseCounts() const {
+  UseLiteDenseCounts counts;
+  counts.sgemm = sgemm_products_.load(std::memory_order_relaxed);
+  counts.packed = packed_products_.load(std::memory_order_relaxed);
+  return counts;
+}
+
+void UseLiteEncoder::Dense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                           const UseLiteDenseEpilogue& epilogue) const {
+  if (rows >= options_.sgemm_min_rows) {
+    sgemm_products_.fetch_add(1, std::memory_order_relaxed);
+    UseLiteDenseSgemm(x, rows, dense, y, epilogue);
+  } else {
+    packed_products_.fetch_add(1, std::memory_order_relaxed);
+    UseLiteDense(x, rows, dense, y, epilogue);
+  }
 }
 
 Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
@@ -251,7 +283,7 @@ void UseLiteEncoder::EmbedBatch(const std::vector<std::vector<int32_t>>& ids, si
   RunFeedForwardMean(layers_[1], offsets, work);
 
   // tanh(mean · W + b), then L2 normalisation.
-  UseLiteDense(work->pooled.data(), sentences, pool_, work->dense.data());
+  Dense(work->pooled.data(), sentences, pool_, work->dense.data());
   for (size_t s = 0; s < sentences; ++s) {
     const float* dense = work->dense.data() + s * kModelDim;
     std::vector<float> vector(kModelDim);
@@ -274,16 +306,16 @@ void UseLiteEncoder::RunAttention(const Layer& layer, const std::vector<size_t>&
 
   // sum = Attention(LN(x)) · W_out + b + residual(x).
   UseLiteLayerNorm(x, rows, layer.in, layer.norm1_scale, layer.norm1_bias, norm_epsilon_, normed);
-  UseLiteDense(normed, rows, layer.qkv, work->qkv.data());
+  Dense(normed, rows, layer.qkv, work->qkv.data());
   UseLiteAttention(work->qkv.data(), offsets, layer.in, layer.heads, layer.query_scale,
                    work->attention.data(), &work->scratch);
   UseLiteDenseEpilogue epilogue;
   epilogue.residual = x;
   if (layer.residual.Out() != 0) {
-    UseLiteDense(x, rows, layer.residual, normed);
+    Dense(x, rows, layer.residual, normed);
     epilogue.residual = normed;
   }
-  UseLiteDense(work->attention.data(), rows, layer.output, work->sum.data(), epilogue);
+  Dense(work->attention.data(), rows, layer.output, work->sum.data(), epilogue);
 }
 
 void UseLiteEncoder::RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const {
@@ -294,10 +326,10 @@ void UseLiteEncoder::RunFeedForward(const Layer& layer, size_t rows, Workspace* 
                    normed);
   UseLiteDenseEpilogue relu;
   relu.relu = true;
-  UseLiteDense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+  Dense(normed, rows, layer.ffn1, work->hidden.data(), relu);
   UseLiteDenseEpilogue residual;
   residual.residual = sum;
-  UseLiteDense(work->hidden.data(), rows, layer.ffn2, work->x.data(), residual);
+  Dense(work->hidden.data(), rows, layer.ffn2, work->x.data(), residual);
 }
 
 void UseLiteEncoder::RunFeedForwardMean(const Layer& layer, const std::vector<size_t>& offsets,
@@ -312,12 +344,12 @@ void UseLiteEncoder::RunFeedForwardMean(const Layer& layer, const std::vector<si
                    normed);
   UseLiteDenseEpilogue relu;
   relu.relu = true;
-  UseLiteDense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+  Dense(normed, rows, layer.ffn1, work->hidden.data(), relu);
   MeanOverSentences(work->hidden.data(), offsets, kFfnDim, work->mean_hidden.data());
   MeanOverSentences(sum, offsets, kModelDim, work->mean_sum.data());
   UseLiteDenseEpilogue residual;
   residual.residual = work->mean_sum.data();
-  UseLiteDense(work->mean_hidden.data(), sentences, layer.ffn2, work->pooled.data(), residual);
+  Dense(work->mean_hidden.data(), sentences, layer.ffn2, work->pooled.data(), residual);
 }
 
 }  // namespace engram

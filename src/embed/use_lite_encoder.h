@@ -20,18 +20,32 @@
 //
 // How it is computed (the same function, up to float rounding): the
 // products run on the kernels of use_lite_kernels.h over weights the model
-// file stores packed for them, read in place from the mapped file; the timing signal is a table
-// built at load; and since the last step before the mean is linear, the last layer takes the mean
-// of ReLU(LN(y) · W1) and of y over the tokens first and multiplies by W2 once per sentence, not
-// once per token. A sentence's vector does not depend on the batch it is in, nor on the thread
-// count: every sum runs in a fixed order.
+// file stores in both their layouts, read in place from the mapped file: a
+// product of at least sgemm_min_rows rows on OpenBLAS sgemm, a smaller one
+// on the encoder's own packed kernel. The timing signal is a table built at
+// load; and since the last step before the mean is linear, the last layer
+// takes the mean of ReLU(LN(y) · W1) and of y over the tokens first and
+// multiplies by W2 once per sentence, not once per token.
 //
-// Thread-safety: immutable after Load; Embed is const and may be called
-// from many threads at once (each call has its own buffers). One call with
-// several texts may run them on up to `threads` threads of its own.
+// Batches and rounding: the packed kernel sums in a fixed order, so on it
+// alone (sgemm_min_rows = SIZE_MAX) a sentence's vector is bit-identical
+// whatever batch it is in and whatever the thread count. sgemm sums in
+// another order, which may also depend on the row count, so a sentence's
+// vector may differ in its last float bits (measured: at most 3e-7 per
+// component) depending on the batch it was embedded in, on whether that
+// batch's products crossed the threshold, and on how a call's texts were
+// split over threads. The same texts in the same call give the same
+// vectors every time.
+//
+// Thread-safety: immutable after Load, but for counters; Embed is const
+// and may be called from many threads at once (each call has its own
+// buffers). One call with several texts may run them on up to `threads`
+// threads of its own. Load changes one process-wide setting: see
+// `threads`.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_ENCODER_H_
 #define ENGRAM_SRC_EMBED_USE_LITE_ENCODER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,15 +67,41 @@ struct UseLiteEncoderOptions {
   size_t max_batch_tokens = 4096;
   // Threads one Embed call may use, each taking a contiguous share of the
   // texts (by token count); more threads, more texts per second in a
-  // batch, no change to the vectors. 0 (default): as many as OpenBLAS is
-  // set to use (OPENBLAS_NUM_THREADS, else one per CPU), at most one per
-  // CPU, so that variable keeps bounding the encoder's threads. A call
+  // batch. 0 (default): as many as OpenBLAS was set to use when the
+  // process started (OPENBLAS_NUM_THREADS, else one per CPU), at most one
+  // per CPU, so that variable keeps bounding the encoder's threads. A call
   // with one text, or with fewer than min_tokens_per_thread tokens in all,
-  // runs on the calling thread alone.
+  // runs on the calling thread alone. Unless sgemm_min_rows is SIZE_MAX,
+  // Load sets OpenBLAS to one thread, process-wide
+  // (openblas_set_num_threads(1)): each of these threads runs sgemm on its
+  // own share, and OpenBLAS threads inside them would oversubscribe the
+  // CPUs. Measured on 2 CPUs, sentences/s for calls of 64 facts (and of
+  // 2000): 2 encoder threads on single-threaded OpenBLAS 687 (811), 1
+  // encoder thread on 2 OpenBLAS threads 640 (622), 2 on 2 541 (592).
   size_t threads = 0;
   // Least tokens worth a thread of their own (default 64, about four
   // facts): below that, starting a thread costs more than it saves.
   size_t min_tokens_per_thread = 64;
+  // Least rows (a batch's tokens, or its sentences for the two products
+  // after the mean) for which a dense product runs on OpenBLAS sgemm
+  // rather than on the encoder's own packed kernel. sgemm pays a fixed
+  // cost per call (OpenBLAS copies the whole kernel, up to 3 MB, into its
+  // own layout each time) that only many rows amortize. Measured on an
+  // AMD EPYC, OpenBLAS 0.3.21 on one thread, per product: 4-6x the time of
+  // the packed kernel at 1-2 rows, 1.1-1.6x at 16-64, 0.94-1.17x from 128
+  // rows up; per call: a query (~9 tokens) 4.8 ms on sgemm against 2.3-2.9
+  // ms, a batch of 64 facts as fast on either. Default 256, twice the
+  // longest text: a single text (a search query) never runs on sgemm, an
+  // import batch (64 facts, ~1000 tokens, ~500 per thread) does for its
+  // per-token products. 0 or 1: always sgemm; SIZE_MAX: never (every
+  // vector then bit-identical across batches, see above).
+  size_t sgemm_min_rows = 256;
+};
+
+// How many dense products an encoder has run on each path.
+struct UseLiteDenseCounts {
+  uint64_t sgemm = 0;   // on OpenBLAS cblas_sgemm
+  uint64_t packed = 0;  // on UseLiteDense (the packed kernel)
 };
 
 class UseLiteEncoder {
@@ -92,9 +132,13 @@ class UseLiteEncoder {
   // The tokenizer built from the model file's vocabulary.
   const UseLiteTokenizer& Tokenizer() const { return *tokenizer_; }
 
+  // Dense products run so far by every call, per path (for benchmarks and
+  // tests; counted with relaxed atomics, exact once the calls are over).
+  UseLiteDenseCounts DenseCounts() const;
+
  private:
   // One transformer layer: views into model_.tensors for the LayerNorms,
-  // the dense layers as packed views.
+  // the dense layers as views of both their layouts.
   struct Layer {
     size_t in = 0;     // width of the layer's input
     size_t heads = 4;  // attention heads
@@ -114,6 +158,11 @@ class UseLiteEncoder {
   struct Workspace;
 
   UseLiteEncoder() = default;
+
+  // y = x · dense + bias, then `epilogue`: on UseLiteDenseSgemm when rows
+  // >= sgemm_min_rows, else on UseLiteDense.
+  void Dense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+             const UseLiteDenseEpilogue& epilogue = {}) const;
 
   // Binds the tensors of model_ (views into its mapped file), checking
   // shapes.
@@ -151,6 +200,8 @@ class UseLiteEncoder {
   UseLitePackedDense pool_;    // [512, 512]
   float norm_epsilon_ = 0;
   float l2_epsilon_ = 0;
+  mutable std::atomic<uint64_t> sgemm_products_{0};
+  mutable std::atomic<uint64_t> packed_products_{0};
 };
 
 }  // namespace engram

@@ -1,5 +1,7 @@
 #include "src/embed/use_lite_kernels.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -37,12 +39,33 @@ struct TileArgs {
   bool relu = false;
 };
 
-// The epilogue of one value: bias, residual, ReLU, in that order.
-inline float Finish(float sum, size_t r, size_t c, const TileArgs& a) {
-  float value = sum + a.bias[c];
-  if (a.residual != nullptr) value = value + a.residual[r * a.ld + c];
-  if (a.relu) value = std::max(value, 0.0f);
+// The epilogue of one value: bias, residual (when `residual` is not
+// null), ReLU, in that order.
+inline float Epilogue(float sum, float bias, const float* residual, bool relu) {
+  float value = sum + bias;
+  if (residual != nullptr) value = value + *residual;
+  if (relu) value = std::max(value, 0.0f);
   return value;
+}
+
+// Epilogue of the value at row r, column c of a tile.
+inline float Finish(float sum, size_t r, size_t c, const TileArgs& a) {
+  return Epilogue(sum, a.bias[c], a.residual == nullptr ? nullptr : a.residual + r * a.ld + c,
+                  a.relu);
+}
+
+// Epilogue in place over y[rows, out], which holds the sums; `residual`
+// ([rows, out]) may be null.
+void FinishRowsPortable(float* y, size_t rows, size_t out, const float* bias, const float* residual,
+                        bool relu) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = y + r * out;
+    const float* residual_row = residual == nullptr ? nullptr : residual + r * out;
+    for (size_t c = 0; c < out; ++c) {
+      row[c] =
+          Epilogue(row[c], bias[c], residual_row == nullptr ? nullptr : residual_row + c, relu);
+    }
+  }
 }
 
 // Portable tile. Without FMA contraction (ISO C++ mode) each step rounds
@@ -69,6 +92,35 @@ void TilePortable(const TileArgs& a) {
 }
 
 #if ENGRAM_USE_LITE_HAVE_AVX2
+// Epilogue of 8 adjacent values, the same operations as Epilogue.
+__attribute__((target("avx2,fma"))) inline __m256 EpilogueAvx2(__m256 sum, const float* bias,
+                                                               const float* residual, bool relu) {
+  __m256 value = _mm256_add_ps(sum, _mm256_loadu_ps(bias));
+  if (residual != nullptr) value = _mm256_add_ps(value, _mm256_loadu_ps(residual));
+  if (relu) value = _mm256_max_ps(_mm256_setzero_ps(), value);
+  return value;
+}
+
+// FinishRowsPortable, 8 values at a time.
+__attribute__((target("avx2,fma"))) void FinishRowsAvx2(float* y, size_t rows, size_t out,
+                                                        const float* bias, const float* residual,
+                                                        bool relu) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = y + r * out;
+    const float* residual_row = residual == nullptr ? nullptr : residual + r * out;
+    size_t c = 0;
+    for (; c + 8 <= out; c += 8) {
+      _mm256_storeu_ps(row + c,
+                       EpilogueAvx2(_mm256_loadu_ps(row + c), bias + c,
+                                    residual_row == nullptr ? nullptr : residual_row + c, relu));
+    }
+    for (; c < out; ++c) {
+      row[c] =
+          Epilogue(row[c], bias[c], residual_row == nullptr ? nullptr : residual_row + c, relu);
+    }
+  }
+}
+
 // AVX2 tile. Accumulators are named variables (slot s = r * C + c holds
 // columns 0-7 in a<s>0 and 8-15 in a<s>1) so the compiler keeps all 12 in
 // registers; R * C <= 6 and the shapes used are R <= 6 with C = 1, R <= 3
@@ -159,10 +211,9 @@ __attribute__((target("avx2,fma"))) void TileAvx2(const TileArgs& a) {
       float* y = a.y + r * a.ld;
       const float* residual = a.residual == nullptr ? nullptr : a.residual + r * a.ld;
       for (size_t v = 0; v < 2 * C; ++v) {
-        __m256 value = _mm256_add_ps(sums[2 * (r * C) + v], _mm256_loadu_ps(a.bias + 8 * v));
-        if (residual != nullptr) value = _mm256_add_ps(value, _mm256_loadu_ps(residual + 8 * v));
-        if (a.relu) value = _mm256_max_ps(zero, value);
-        _mm256_storeu_ps(y + 8 * v, value);
+        _mm256_storeu_ps(y + 8 * v,
+                         EpilogueAvx2(sums[2 * (r * C) + v], a.bias + 8 * v,
+                                      residual == nullptr ? nullptr : residual + 8 * v, a.relu));
       }
     }
     return;
@@ -291,24 +342,26 @@ void UseLitePackPanels(const float* kernel, size_t in, size_t out, float* packed
 
 UseLitePackedDense::UseLitePackedDense(const float* kernel, const float* bias, size_t in,
                                        size_t out)
-    : in_(in), out_(out) {
+    : in_(in), out_(out), kernel_storage_(kernel, kernel + in * out) {
   constexpr size_t kAlignFloats = 64 / sizeof(float);
   storage_.resize(Panels() * in * kWidth + kAlignFloats);
   const auto address = reinterpret_cast<uintptr_t>(storage_.data());
   float* packed = storage_.data() + ((64 - address % 64) % 64) / sizeof(float);
   UseLitePackPanels(kernel, in, out, packed);
   panels_ = packed;
+  kernel_ = kernel_storage_.data();
   bias_storage_.assign(Panels() * kWidth, 0.0f);
   std::copy_n(bias, out, bias_storage_.begin());
   bias_ = bias_storage_.data();
 }
 
-UseLitePackedDense UseLitePackedDense::View(const float* panels, const float* bias, size_t in,
-                                            size_t out) {
+UseLitePackedDense UseLitePackedDense::View(const float* panels, const float* kernel,
+                                            const float* bias, size_t in, size_t out) {
   UseLitePackedDense dense;
   dense.in_ = in;
   dense.out_ = out;
   dense.panels_ = panels;
+  dense.kernel_ = kernel;
   dense.bias_ = bias;
   return dense;
 }
@@ -321,6 +374,28 @@ void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, 
   } else {
     DenseWith<UseLiteIsa::kPortable>(x, rows, dense, y, epilogue);
   }
+}
+
+void UseLiteDenseSgemm(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                       const UseLiteDenseEpilogue& epilogue) {
+  if (rows == 0 || dense.Out() == 0) return;
+  const size_t in = dense.In();
+  const size_t out = dense.Out();
+  // A residual that is y itself would be overwritten by beta 0: add the
+  // product onto it instead.
+  const bool onto_residual = epilogue.residual == y;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
+              static_cast<blasint>(out), static_cast<blasint>(in), 1.0f, x,
+              static_cast<blasint>(in), dense.Kernel(), static_cast<blasint>(out),
+              onto_residual ? 1.0f : 0.0f, y, static_cast<blasint>(out));
+  const float* residual = onto_residual ? nullptr : epilogue.residual;
+#if ENGRAM_USE_LITE_HAVE_AVX2
+  if (UseLiteBestIsa() == UseLiteIsa::kAvx2) {
+    FinishRowsAvx2(y, rows, out, dense.Bias(), residual, epilogue.relu);
+    return;
+  }
+#endif
+  FinishRowsPortable(y, rows, out, dense.Bias(), residual, epilogue.relu);
 }
 
 void UseLiteLayerNorm(const float* x, size_t rows, size_t dim, const float* scale,

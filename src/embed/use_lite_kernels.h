@@ -3,17 +3,25 @@
 // row-major float32; a "packed" batch stacks the tokens of several
 // sentences as rows, sentence s owning rows [offsets[s], offsets[s + 1]).
 //
-// Dense layers run on our own kernel over weights repacked once at load
-// (UseLitePackedDense): column panels read front to back, no per-call
-// copies, good at one row (a short query) and at thousands (an import).
-// Every output element is summed over the input in index order whatever the
-// row count, so a sentence gets bit-identical values alone or in any batch.
-// The kernel has two builds, chosen once per process: AVX2+FMA where the CPU
-// has them (the default compile flags do not assume it), else portable C++;
-// the two differ by float rounding only (FMA rounds once).
+// Dense layers have two products over the same weights (UseLitePackedDense
+// holds both layouts):
+//  - UseLiteDense, our own kernel over column panels: no per-call set-up
+//    or copies, the faster for a handful of rows (a search query). Every
+//    output element is summed over the input in index order whatever the
+//    row count, so a row gets bit-identical values alone or in any batch.
+//    It has two builds, chosen once per process: AVX2+FMA where the CPU has
+//    them (the default compile flags do not assume it), else portable C++;
+//    the two differ by float rounding only (FMA rounds once);
+//  - UseLiteDenseSgemm, OpenBLAS cblas_sgemm over the row-major kernel,
+//    the faster for many rows (an import). OpenBLAS blocks the sums its own
+//    way, so its values differ from UseLiteDense's in the last bits, and
+//    may differ by the row count.
+// Both apply the same epilogue (bias, residual, ReLU) in the same order.
 //
 // Thread-safety: pure functions of their arguments; a UseLitePackedDense
 // is immutable once built. Callers give each thread its own output buffers.
+// UseLiteDenseSgemm runs on as many threads as OpenBLAS is set to
+// (openblas_set_num_threads), inside the call.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 #define ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 
@@ -39,12 +47,13 @@ constexpr size_t UseLitePanelCount(size_t out) {
   return (out + kUseLitePanelWidth - 1) / kUseLitePanelWidth;
 }
 
-// A dense layer, kernel[in, out] and bias[out], in the layout of the
-// kernel: column panels of kPanelWidth columns, each stored [in][16]
-// contiguously and 64-byte aligned, the last panel padded with zeros. Uses
-// as much memory as the original (plus padding) when it owns the panels,
-// none when it views panels packed beforehand (the model file stores them
-// so: use_lite_model_file.h).
+// A dense layer, kernel[in, out] and bias[out], in two layouts of the
+// kernel: row-major [in, out] (for UseLiteDenseSgemm), and column panels of
+// kPanelWidth columns, each stored [in][16] contiguously and 64-byte
+// aligned, the last panel padded with zeros (for UseLiteDense). Uses twice
+// the memory of the original (plus padding) when it owns them, none when
+// it views arrays laid out beforehand (the model file stores both:
+// use_lite_model_file.h).
 class UseLitePackedDense {
  public:
   static constexpr size_t kPanelWidth = kUseLitePanelWidth;
@@ -52,10 +61,12 @@ class UseLitePackedDense {
   UseLitePackedDense() = default;
   // Copies `kernel` ([in, out], row-major) and `bias` ([out]).
   UseLitePackedDense(const float* kernel, const float* bias, size_t in, size_t out);
-  // Views `panels` (as UseLitePackPanels writes them, 64-byte aligned) and
-  // `bias` ([out]), which must outlive it. `out` must be a multiple of
-  // kPanelWidth, so that the bias needs no padding.
-  static UseLitePackedDense View(const float* panels, const float* bias, size_t in, size_t out);
+  // Views `panels` (as UseLitePackPanels writes them, 64-byte aligned),
+  // `kernel` ([in, out], row-major) and `bias` ([out]), which must outlive
+  // it. `out` must be a multiple of kPanelWidth, so that the bias needs no
+  // padding.
+  static UseLitePackedDense View(const float* panels, const float* kernel, const float* bias,
+                                 size_t in, size_t out);
   // Move-only: a copy would lose the alignment of the panels.
   UseLitePackedDense(const UseLitePackedDense&) = delete;
   UseLitePackedDense& operator=(const UseLitePackedDense&) = delete;
@@ -69,6 +80,8 @@ class UseLitePackedDense {
   // Panel p: in * kPanelWidth values, row k holding columns
   // [p * 16, p * 16 + 16) of kernel row k.
   const float* Panel(size_t p) const { return panels_ + p * in_ * kPanelWidth; }
+  // The kernel, [in, out] row-major.
+  const float* Kernel() const { return kernel_; }
   // The bias, padded with zeros to Panels() * kPanelWidth.
   const float* Bias() const { return bias_; }
 
@@ -76,10 +89,12 @@ class UseLitePackedDense {
   size_t in_ = 0;
   size_t out_ = 0;
   const float* panels_ = nullptr;  // into storage_, or viewed
+  const float* kernel_ = nullptr;  // into kernel_storage_, or viewed
   const float* bias_ = nullptr;    // into bias_storage_, or viewed
   // Owned copies (empty for a view). Moving a vector keeps its buffer, so
   // the pointers above stay valid across moves.
   std::vector<float> storage_;  // panels, starting 64-byte aligned
+  std::vector<float> kernel_storage_;
   std::vector<float> bias_storage_;
 };
 
@@ -95,10 +110,19 @@ struct UseLiteDenseEpilogue {
   bool relu = false;                // max(value, 0); default off
 };
 
-// y[rows, out] = x[rows, in] · kernel + bias, then the epilogue. `y` must
-// not overlap `x`. Summation over `in` is in index order for every element.
+// y[rows, out] = x[rows, in] · kernel + bias, then the epilogue, on the
+// panels. `y` must not overlap `x`. Summation over `in` is in index order
+// for every element.
 void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
                   const UseLiteDenseEpilogue& epilogue = {}, UseLiteIsa isa = UseLiteBestIsa());
+
+// The same product on OpenBLAS: cblas_sgemm over the row-major kernel into
+// y (beta 0), then the epilogue. When the residual is y itself, the product
+// is accumulated onto it instead (beta 1) and the bias added after: the
+// same sum in another order. `y` must not overlap `x`; rows, in and out
+// must fit in an int.
+void UseLiteDenseSgemm(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                       const UseLiteDenseEpilogue& epilogue = {});
 
 // Per row of x[rows, dim]: scale * (x - mean) / sqrt(variance + epsilon)
 // + bias, the variance being the mean square deviation (biased). `y` may

@@ -24,9 +24,12 @@
 //   trailer    u64      FastChecksum64 (src/common/hash.h) of every byte before it
 //
 // The tensors the encoder needs are named in use_lite_converter.cc. A dense
-// layer `name` is stored as `name`.bias [out] and `name`.panels
-// [out / 16, in, 16]: its kernel [in, out] in the column panels the encoder
-// computes with (UseLitePackPanels in use_lite_kernels.h).
+// layer `name` is stored as `name`.bias [out] and its kernel twice, once
+// for each product the encoder has (use_lite_kernels.h): `name`.kernel
+// [in, out], row-major, as OpenBLAS sgemm reads it for large batches, and
+// `name`.panels [out / 16, in, 16], the same values in the column panels of
+// the encoder's own kernel for a few rows (UseLitePackPanels). Mapped, both
+// are read in place; the file is about 20 MB larger for it, 47 MB in all.
 //
 // A reader checks the trailer before anything else, so a truncated or
 // altered file reads as Corruption, and then bounds-checks every field.
@@ -57,7 +60,9 @@ inline constexpr char kUseLiteModelMagic[] = "ENGRAMUL";  // 8 bytes on disk
 // 2 had no padding, version 1 an Fnv1a64 trailer).
 inline constexpr uint32_t kUseLiteModelVersion = 3;
 
-// Name suffix of a dense layer's packed kernel (see the format above).
+// Name suffixes of a dense layer's kernel, row-major and packed (see the
+// format above).
+inline constexpr std::string_view kUseLiteKernelSuffix = ".kernel";
 inline constexpr std::string_view kUseLitePanelsSuffix = ".panels";
 
 // A named float32 array; `values.size()` is the product of `shape`. The
