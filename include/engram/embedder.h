@@ -52,7 +52,8 @@ struct EmbedderOptions {
   std::string models_dir;
 };
 
-// Builds the embedder a spec names: "local", "local:use-lite-en", "hash",
+// Builds the embedder a spec names: "local", "local:use-lite-en",
+// "local:use-lite-en-windows" (long texts read whole, in windows), "hash",
 // "hash:dim=N" (8 <= N <= 4096, default 256), "null". InvalidArgument for
 // an unknown provider or a bad parameter; NotFound when the local model
 // file is missing (the message says how to create it).

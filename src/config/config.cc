@@ -47,7 +47,8 @@ const std::vector<KeyDef>& Keys() {
        [](const ResolvedConfig& c) { return c.engine.db_path; },
        [](ResolvedConfig* c, const std::string& v) { c->engine.db_path = v; }},
       {"embed.provider", KeyType::kString, 0, 0,
-       "embedding provider: local | hash[:dim=N] | null (keyword-only); default local",
+       "embedding provider: local[:use-lite-en-windows] | hash[:dim=N] | null (keyword-only); "
+       "default local",
        [](const ResolvedConfig& c) { return c.embed_provider; },
        [](ResolvedConfig* c, const std::string& v) { c->embed_provider = v; }},
       {"embed.models_dir", KeyType::kString, 0, 0,

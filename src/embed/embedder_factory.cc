@@ -53,9 +53,12 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
     return std::unique_ptr<Embedder>(new HashEmbedder(dim));
   }
   if (provider == "local") {
-    if (!params.empty() && params != "use-lite-en") {
-      return InvalidArgument("embed: spec '" + spec +
-                             "': the local provider has one model, use-lite-en");
+    UseLiteEncoderOptions encoder_options;
+    if (params == kUseLiteWindowsModel) {
+      encoder_options.long_text = UseLiteLongText::kWindows;
+    } else if (!params.empty() && params != kUseLiteModel) {
+      return InvalidArgument("embed: spec '" + spec + "': the local provider's models are " +
+                             kUseLiteModel + " and " + kUseLiteWindowsModel);
     }
     const std::string path =
         (std::filesystem::path(options.models_dir) / kUseLiteModelFileName).string();
@@ -64,7 +67,8 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
       return NotFound("embed: local: no model at '" + path +
                       "'; run 'make setup' (or use_lite_convert) to create it");
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local, LocalEmbedder::Load(path));
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local,
+                            LocalEmbedder::Load(path, encoder_options));
     return std::unique_ptr<Embedder>(std::move(local));
   }
   return InvalidArgument("embed: spec '" + spec +

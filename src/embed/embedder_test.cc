@@ -56,7 +56,7 @@ TEST(EmbedderFactoryTest, BadSpecsAreClearErrors) {
   EXPECT_NE(CreateEmbedder("hash:dim=3", {}).status().message().find("8..4096"), std::string::npos);
   EXPECT_NE(CreateEmbedder("hash:size=3", {}).status().message().find("hash:dim=N"),
             std::string::npos);
-  EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en"),
+  EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en-windows"),
             std::string::npos);
   auto missing = CreateEmbedder("local", EmbedderOptions{"/nonexistent/models"});
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
@@ -87,6 +87,11 @@ TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
   EXPECT_NEAR(Dot((*v)[1], (*v)[2]), 1.0, 1e-5);
   EXPECT_GT(Dot((*v)[0], (*v)[2]), Dot((*v)[0], (*v)[3]));
   EXPECT_FALSE((*e)->Embed({"bad \xff"}, EmbedPurpose::kQuery).ok());
+
+  // The windowed reading is a space of its own.
+  auto windows = CreateEmbedder("local:use-lite-en-windows", EmbedderOptions{models_dir});
+  ASSERT_TRUE(windows.ok()) << windows.status().ToString();
+  EXPECT_EQ((*windows)->Space().Key(), "local:use-lite-en-windows:512");
 }
 
 }  // namespace

@@ -11,11 +11,13 @@ Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& mo
                                                            const UseLiteEncoderOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<UseLiteEncoder> encoder,
                           UseLiteEncoder::Load(model_path, options));
-  return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder)));
+  const char* model =
+      options.long_text == UseLiteLongText::kWindows ? kUseLiteWindowsModel : kUseLiteModel;
+  return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder), model));
 }
 
-LocalEmbedder::LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder)
-    : encoder_(std::move(encoder)), space_{"local", "use-lite-en", UseLiteEncoder::kDimension} {}
+LocalEmbedder::LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, const char* model)
+    : encoder_(std::move(encoder)), space_{"local", model, UseLiteEncoder::kDimension} {}
 
 std::string LocalEmbedder::Prepare(const std::string& text) {
   bool upper = false;

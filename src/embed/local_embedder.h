@@ -21,6 +21,13 @@ namespace engram {
 // File name of the converted model inside the models directory.
 inline constexpr char kUseLiteModelFileName[] = "use-lite-en.bin";
 
+// The two models of provider "local", one file: the original reading (a
+// text's first 128 tokens), and the same network reading a long text in
+// windows (UseLiteLongText::kWindows). Their vectors differ for long texts,
+// so each is an embedding space of its own.
+inline constexpr char kUseLiteModel[] = "use-lite-en";
+inline constexpr char kUseLiteWindowsModel[] = "use-lite-en-windows";
+
 class LocalEmbedder final : public Embedder {
  public:
   // Loads `model_path` (a file written by use_lite_convert) into an encoder
@@ -39,7 +46,7 @@ class LocalEmbedder final : public Embedder {
   const UseLiteEncoder& Encoder() const { return *encoder_; }
 
  private:
-  explicit LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder);
+  LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, const char* model);
 
   std::unique_ptr<UseLiteEncoder> encoder_;
   EmbeddingSpace space_;

@@ -193,23 +193,80 @@ void UseLiteEncoder::Dense(const float* x, size_t rows, const UseLitePackedDense
   }
 }
 
+std::vector<std::vector<int32_t>> UseLiteEncoder::Windows(std::vector<int32_t> ids) const {
+  if (ids.size() <= kMaxTokens) return {std::move(ids)};
+  if (options_.long_text == UseLiteLongText::kTruncate) {
+    ids.resize(kMaxTokens);
+    return {std::move(ids)};
+  }
+  // As few windows as fit, of sizes that differ by at most one, so that no
+  // window is a short tail.
+  const size_t count = (ids.size() + kMaxTokens - 1) / kMaxTokens;
+  std::vector<std::vector<int32_t>> windows;
+  windows.reserve(count);
+  size_t begin = 0;
+  for (size_t w = 0; w < count; ++w) {
+    const size_t end = ids.size() * (w + 1) / count;
+    windows.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                         ids.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+  }
+  return windows;
+}
+
 Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
     const std::vector<std::string>& texts) const {
-  std::vector<std::vector<int32_t>> ids(texts.size());
-  size_t total_tokens = 0;
+  // Each text becomes one or more windows, embedded as sentences of their
+  // own: text i owns windows [first_window[i], first_window[i + 1]).
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<size_t> first_window = {0};
+  first_window.reserve(texts.size() + 1);
   for (size_t i = 0; i < texts.size(); ++i) {
     if (texts[i].empty()) {
       return InvalidArgument("embed: use-lite: text " + std::to_string(i) + " is empty");
     }
-    ids[i] = tokenizer_->Encode(texts[i], kMaxTokens);
-    if (ids[i].empty()) {
+    std::vector<int32_t> text_ids = tokenizer_->Encode(texts[i]);
+    if (text_ids.empty()) {
       return InvalidArgument("embed: use-lite: text " + std::to_string(i) + " has no tokens");
     }
-    total_tokens += ids[i].size();
+    for (std::vector<int32_t>& window : Windows(std::move(text_ids))) {
+      ids.push_back(std::move(window));
+    }
+    first_window.push_back(ids.size());
   }
+  if (ids.size() == texts.size()) return EmbedWindows(ids);
+  std::vector<std::vector<float>> window_vectors = EmbedWindows(ids);
+  // A text read in several windows: the mean of their vectors, each
+  // weighted by its tokens, L2-normalised as the model's own output is.
   std::vector<std::vector<float>> vectors(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const size_t begin = first_window[i];
+    const size_t end = first_window[i + 1];
+    if (end - begin == 1) {
+      vectors[i] = std::move(window_vectors[begin]);
+      continue;
+    }
+    std::vector<double> sum(kModelDim, 0.0);
+    for (size_t w = begin; w < end; ++w) {
+      const double weight = static_cast<double>(ids[w].size());
+      for (size_t c = 0; c < kModelDim; ++c) sum[c] += weight * window_vectors[w][c];
+    }
+    double norm2 = 0.0;
+    for (const double x : sum) norm2 += x * x;
+    const double scale = 1.0 / std::sqrt(std::max(norm2, static_cast<double>(l2_epsilon_)));
+    vectors[i].resize(kModelDim);
+    for (size_t c = 0; c < kModelDim; ++c) vectors[i][c] = static_cast<float>(sum[c] * scale);
+  }
+  return vectors;
+}
+
+std::vector<std::vector<float>> UseLiteEncoder::EmbedWindows(
+    const std::vector<std::vector<int32_t>>& ids) const {
+  size_t total_tokens = 0;
+  for (const std::vector<int32_t>& window : ids) total_tokens += window.size();
+  std::vector<std::vector<float>> vectors(ids.size());
   const size_t threads = std::min(
-      {options_.threads, texts.size(),
+      {options_.threads, ids.size(),
        std::max<size_t>(total_tokens / std::max<size_t>(options_.min_tokens_per_thread, 1), 1)});
   if (threads <= 1) {
     EmbedRange(ids, 0, ids.size(), &vectors);

@@ -309,6 +309,43 @@ TEST_F(UseLiteEncoderTest, VectorsAreUnitLengthAndDimensionIs512) {
   }
 }
 
+TEST_F(UseLiteEncoderTest, WindowsReadALongTextWholeAndLeaveShortTextsAlone) {
+  UseLiteEncoderOptions options;
+  options.long_text = UseLiteLongText::kWindows;
+  const std::unique_ptr<UseLiteEncoder> windows = LoadEncoder(options);
+  ASSERT_NE(windows, nullptr);
+  // Well over 128 tokens about cooking, then as much about rockets.
+  std::string cooking;
+  std::string rockets;
+  for (int i = 0; i < 12; ++i) {
+    cooking += "The chef slowly simmers the tomato soup with garlic and basil. ";
+    rockets += "The rocket engine burns liquid oxygen and kerosene at launch. ";
+  }
+  const std::string both = cooking + rockets;
+  ASSERT_GT(encoder_->Tokenizer().Encode(both).size(), 2 * UseLiteTokenizer::kMaxModelTokens);
+  const std::string short_text = "Deploys happen on Thursdays.";
+
+  auto truncated = encoder_->Embed({both, rockets, short_text});
+  auto whole = windows->Embed({both, rockets, short_text});
+  ASSERT_TRUE(truncated.ok()) << truncated.status().ToString();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const auto cosine = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double dot = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) dot += static_cast<double>(a[i]) * b[i];
+    return dot;
+  };
+  // Truncation sees only the cooking; windows see the rockets too.
+  EXPECT_GT(cosine((*whole)[0], (*whole)[1]), cosine((*truncated)[0], (*truncated)[1]) + 0.1);
+  EXPECT_NEAR(cosine((*whole)[0], (*whole)[0]), 1.0, 1e-5);
+  // A text that fits the model embeds the same either way (up to the last
+  // bits: the two batches differ in size, so may run on different kernels).
+  EXPECT_LE(MaxAbsDiff((*whole)[2], (*truncated)[2]), 1e-6);
+  // In a batch beside other texts, a windowed text keeps its vector.
+  auto alone = windows->Embed({both});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_LE(MaxAbsDiff((*alone)[0], (*whole)[0]), 1e-6);
+}
+
 TEST_F(UseLiteEncoderTest, EmptyTextIsAnErrorNamingItsIndex) {
   auto result = encoder_->Embed({"fine", ""});
   ASSERT_FALSE(result.ok());
