@@ -40,6 +40,14 @@ for dir in "$datasets"/*/; do
   "$engram" eval "$dir" --compare lexical,semantic,blended,rrf,temporal \
     --weights "$notemporal,${sweep%,}" --json > "$work/$name.json"
 done
+# Long documents read whole (local:use-lite-en-windows) on the two sets of
+# long abstracts.
+for name in scifact cranfield; do
+  [ -f "$datasets/$name/corpus.jsonl" ] || continue
+  echo "results: evaluating $name with long texts read in windows" >&2
+  ENGRAM_EMBED_PROVIDER=local:use-lite-en-windows "$engram" eval "$datasets/$name" \
+    --compare lexical,semantic,blended --json > "$work/windows-$name.json"
+done
 echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
 if [ -x "$(dirname "$engram")/embed_speed" ]; then
@@ -80,7 +88,7 @@ metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
-    if name == "speed":
+    if name == "speed" or name.startswith("windows-"):
         continue
     report = json.load(open(path))
     results = report["results"]
@@ -123,6 +131,22 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
             vals = [sum(per[c][i] for i in ids) / len(ids) for c in cols]
             print(f"| {t} | {len(ids)} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
         print()
+windows = sorted(glob.glob(os.path.join(work, "windows-*.json")))
+if windows:
+    print("### Long documents read whole\n")
+    print("The model reads a text's first 128 tokens. With `embed.provider = "
+          "local:use-lite-en-windows` it reads a longer text in windows of at most 128 tokens "
+          "and averages their vectors. nDCG@10 against the default reading above:\n")
+    print("| dataset | semantic, first 128 tokens | semantic, windows | blended, first 128 tokens "
+          "| blended, windows |")
+    print("|---|---|---|---|---|")
+    for path in windows:
+        name = os.path.basename(path)[len("windows-"):-5]
+        base = json.load(open(os.path.join(work, name + ".json")))["results"]
+        win = json.load(open(path))["results"]
+        print(f"| {name} | {base['semantic']['nDCG@10']:.4f} | {win['semantic']['nDCG@10']:.4f} "
+              f"| {base['blended']['nDCG@10']:.4f} | {win['blended']['nDCG@10']:.4f} |")
+    print()
 print("### Weight sweep\n")
 print("Blended nDCG@10 with the semantic share s of the 0.85 that semantic and lexical split "
       "(temporal 0.15), on the same indexed corpora. The default is one setting for all data.\n")
