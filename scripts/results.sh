@@ -50,7 +50,7 @@ for name in scifact cranfield; do
 done
 echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
-if [ -x "$(dirname "$engram")/embed_speed" ]; then
+if [ -x "$(dirname "$engram")/bench/embed_speed" ]; then
   bench/embed_speed.sh "$(dirname "$engram")" "$ENGRAM_HOME/models/use-lite-en.bin" \
     > "$work/embed_speed.md"
 fi

@@ -141,16 +141,27 @@ Status CheckAndMeasure(std::span<const float> v, size_t dimension, double* norm2
     return InvalidArgument("vindex: check vector: wrong dimension: got " +
                            std::to_string(v.size()) + ", want " + std::to_string(dimension));
   }
-  double sum = 0.0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const float x = v[i];
-    if (std::isnan(x)) {
-      return InvalidArgument("vindex: check vector: NaN at component " + std::to_string(i));
+  // One branch-free pass (four partial sums, which the compiler can keep
+  // in SIMD registers); a NaN or infinity makes the sum non-finite, and only
+  // then does a second pass look for the component to name.
+  double partial[4] = {};
+  size_t i = 0;
+  for (; i + 4 <= v.size(); i += 4) {
+    for (size_t j = 0; j < 4; ++j) {
+      partial[j] += static_cast<double>(v[i + j]) * static_cast<double>(v[i + j]);
     }
-    if (std::isinf(x)) {
-      return InvalidArgument("vindex: check vector: infinity at component " + std::to_string(i));
+  }
+  for (; i < v.size(); ++i) partial[0] += static_cast<double>(v[i]) * static_cast<double>(v[i]);
+  const double sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+  if (!std::isfinite(sum)) {
+    for (size_t c = 0; c < v.size(); ++c) {
+      if (std::isnan(v[c])) {
+        return InvalidArgument("vindex: check vector: NaN at component " + std::to_string(c));
+      }
+      if (std::isinf(v[c])) {
+        return InvalidArgument("vindex: check vector: infinity at component " + std::to_string(c));
+      }
     }
-    sum += static_cast<double>(x) * static_cast<double>(x);
   }
   if (sum == 0.0) return InvalidArgument("vindex: check vector: zero norm");
   *norm2 = sum;
