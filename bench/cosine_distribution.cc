@@ -40,6 +40,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/seeded_random.h"
 #include "engram/embedder.h"
 #include "src/common/hash.h"
 #include "src/embed/local_embedder.h"
@@ -63,26 +64,11 @@ struct BenchOptions {
   std::vector<double> floors = {0.2, 0.25, 0.3, 0.35, 0.4, 0.5};
 };
 
-// SplitMix64: a small PRNG whose sequence is fixed across platforms.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t state_;
-};
-
 // The first `count` entries of a seeded shuffle of `items` (partial
 // Fisher-Yates), or all of them, in order, when there are no more.
 std::vector<size_t> SeededSubset(std::vector<size_t> items, size_t count, uint64_t seed) {
   if (items.size() <= count) return items;
-  Random random(seed);
+  SeededRandom random(seed);
   for (size_t i = 0; i < count; ++i) {
     const size_t j = i + static_cast<size_t>(random.Next() % (items.size() - i));
     std::swap(items[i], items[j]);

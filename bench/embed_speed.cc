@@ -40,6 +40,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/seeded_random.h"
 #include "src/embed/local_embedder.h"
 #include "src/embed/use_lite_encoder.h"
 
@@ -74,26 +75,6 @@ double CpuMilliseconds(clockid_t clock) {
   clock_gettime(clock, &now);
   return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
-
-// SplitMix64: a small PRNG whose sequence is fixed across platforms
-// (unlike std:: distributions).
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  template <typename T>
-  const T& Pick(const std::vector<T>& items) {
-    return items[Next() % items.size()];
-  }
-
- private:
-  uint64_t state_;
-};
 
 // Word lists for the templates below; "{x}" in a template takes a random
 // entry of list x.
@@ -153,7 +134,7 @@ struct Lexicon {
 };
 
 // Fills the "{x}" slots of `pattern`.
-std::string Expand(const std::string& pattern, const Lexicon& lexicon, Random* random) {
+std::string Expand(const std::string& pattern, const Lexicon& lexicon, SeededRandom* random) {
   std::string out;
   size_t pos = 0;
   while (pos < pattern.size()) {
@@ -185,7 +166,7 @@ std::vector<std::string> GenerateFacts(size_t count) {
       "{name} and {name} share the on-call rotation for the {team} team.",
   };
   const Lexicon lexicon;
-  Random random(20240501);
+  SeededRandom random(20240501);
   std::vector<std::string> facts;
   facts.reserve(count);
   for (size_t i = 0; i < count; ++i)
@@ -208,7 +189,7 @@ std::vector<std::string> GenerateQueries(size_t count) {
       "what did {name} ask to be reminded about",
   };
   const Lexicon lexicon;
-  Random random(7);
+  SeededRandom random(7);
   std::vector<std::string> queries;
   queries.reserve(count);
   for (size_t i = 0; i < count; ++i) {

@@ -375,17 +375,20 @@ void UseLiteEncoder::RunAttention(const Layer& layer, const std::vector<size_t>&
   Dense(work->attention.data(), rows, layer.output, work->sum.data(), epilogue);
 }
 
-void UseLiteEncoder::RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const {
-  // x = ReLU(LN(sum) · W1 + b1) · W2 + b2 + sum.
-  float* sum = work->sum.data();
+void UseLiteEncoder::RunFeedForwardHidden(const Layer& layer, size_t rows, Workspace* work) const {
   float* normed = work->normed.data();
-  UseLiteLayerNorm(sum, rows, kModelDim, layer.norm2_scale, layer.norm2_bias, norm_epsilon_,
-                   normed);
+  UseLiteLayerNorm(work->sum.data(), rows, kModelDim, layer.norm2_scale, layer.norm2_bias,
+                   norm_epsilon_, normed);
   UseLiteDenseEpilogue relu;
   relu.relu = true;
   Dense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+}
+
+void UseLiteEncoder::RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const {
+  // x = ReLU(LN(sum) · W1 + b1) · W2 + b2 + sum.
+  RunFeedForwardHidden(layer, rows, work);
   UseLiteDenseEpilogue residual;
-  residual.residual = sum;
+  residual.residual = work->sum.data();
   Dense(work->hidden.data(), rows, layer.ffn2, work->x.data(), residual);
 }
 
@@ -395,15 +398,9 @@ void UseLiteEncoder::RunFeedForwardMean(const Layer& layer, const std::vector<si
   //   = mean(ReLU(LN(sum) · W1 + b1)) · W2 + b2 + mean(sum).
   const size_t rows = offsets.back();
   const size_t sentences = offsets.size() - 1;
-  float* sum = work->sum.data();
-  float* normed = work->normed.data();
-  UseLiteLayerNorm(sum, rows, kModelDim, layer.norm2_scale, layer.norm2_bias, norm_epsilon_,
-                   normed);
-  UseLiteDenseEpilogue relu;
-  relu.relu = true;
-  Dense(normed, rows, layer.ffn1, work->hidden.data(), relu);
+  RunFeedForwardHidden(layer, rows, work);
   MeanOverSentences(work->hidden.data(), offsets, kFfnDim, work->mean_hidden.data());
-  MeanOverSentences(sum, offsets, kModelDim, work->mean_sum.data());
+  MeanOverSentences(work->sum.data(), offsets, kModelDim, work->mean_sum.data());
   UseLiteDenseEpilogue residual;
   residual.residual = work->mean_sum.data();
   Dense(work->mean_hidden.data(), sentences, layer.ffn2, work->pooled.data(), residual);

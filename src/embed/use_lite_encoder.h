@@ -206,6 +206,10 @@ class UseLiteEncoder {
   // block, y above.
   void RunAttention(const Layer& layer, const std::vector<size_t>& offsets, Workspace* work) const;
 
+  // work->sum -> work->hidden: ReLU(LN(y) · W1), the feed-forward block's
+  // inner layer.
+  void RunFeedForwardHidden(const Layer& layer, size_t rows, Workspace* work) const;
+
   // work->sum -> work->x: the feed-forward block, z above.
   void RunFeedForward(const Layer& layer, size_t rows, Workspace* work) const;
 
