@@ -151,6 +151,19 @@ std::string Expand(const std::string& pattern, const Lexicon& lexicon, SeededRan
   return out;
 }
 
+// `count` texts, each a pattern picked at random and expanded, from `seed`.
+std::vector<std::string> ExpandMany(const std::vector<std::string>& patterns, size_t count,
+                                    uint64_t seed) {
+  const Lexicon lexicon;
+  SeededRandom random(seed);
+  std::vector<std::string> texts;
+  texts.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    texts.push_back(Expand(random.Pick(patterns), lexicon, &random));
+  }
+  return texts;
+}
+
 // Facts of the kind an agent stores, ~15 tokens each.
 std::vector<std::string> GenerateFacts(size_t count) {
   const std::vector<std::string> patterns = {
@@ -165,13 +178,7 @@ std::vector<std::string> GenerateFacts(size_t count) {
       "On {day} the {service} outage was caused by an expired certificate.",
       "{name} and {name} share the on-call rotation for the {team} team.",
   };
-  const Lexicon lexicon;
-  SeededRandom random(20240501);
-  std::vector<std::string> facts;
-  facts.reserve(count);
-  for (size_t i = 0; i < count; ++i)
-    facts.push_back(Expand(random.Pick(patterns), lexicon, &random));
-  return facts;
+  return ExpandMany(patterns, count, 20240501);
 }
 
 // Search queries, 5-12 words each.
@@ -188,14 +195,7 @@ std::vector<std::string> GenerateQueries(size_t count) {
       "where does {name}'s {relative} live",
       "what did {name} ask to be reminded about",
   };
-  const Lexicon lexicon;
-  SeededRandom random(7);
-  std::vector<std::string> queries;
-  queries.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    queries.push_back(Expand(random.Pick(patterns), lexicon, &random));
-  }
-  return queries;
+  return ExpandMany(patterns, count, 7);
 }
 
 // Non-empty lines of `path`, at most `limit`, cycling the file when it is
