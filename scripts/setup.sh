@@ -8,6 +8,7 @@ packages=(
   g++ make cmake ninja-build pkg-config
   libsqlite3-dev libicu-dev libssl-dev nlohmann-json3-dev libstemmer-dev
   libcli11-dev libtomlplusplus-dev libopenblas-dev libhnswlib-dev
+  libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy python3
   "$@"

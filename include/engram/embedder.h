@@ -2,9 +2,9 @@
 //
 // An embedder belongs to one embedding space: provider + model + dimension.
 // Vectors of different spaces are never compared. Providers are chosen by a
-// spec string: "local" (the embedded USE-Lite model, default), "hash"
-// ("hash:dim=256"; deterministic feature hashing, for tests, no semantics),
-// "null" (always fails: keyword-only search).
+// spec string (CreateEmbedder, below): "local" (the embedded USE-Lite
+// model, default), "hash" (feature hashing, for tests), the HTTP providers
+// openai, voyage, bedrock and ollama, and "null" (keyword-only search).
 //
 // Thread-safety: Embed may be called from several threads at once.
 #ifndef ENGRAM_EMBEDDER_H_
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/remote.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -50,13 +51,36 @@ struct EmbedderOptions {
   // Directory of converted local models ($ENGRAM_HOME/models); the local
   // provider reads use-lite-en.bin from it.
   std::string models_dir;
+  // The model, when the spec names none; empty: the provider's default.
+  std::string model;
+  // Vector dimension wanted; 0: the model's native one. Sent to the API
+  // only to truncate (a value below the native dimension of a model that
+  // supports it); Titan v2 takes 256, 512 or 1024; a model whose native
+  // dimension is unknown (Ollama, OpenAI-compatible servers) must be given
+  // one, which is then checked against every answer.
+  size_t dimensions = 0;
+  // Endpoint, credentials, timeouts and retries of the HTTP providers.
+  RemoteOptions remote;
 };
 
-// Builds the embedder a spec names: "local", "local:use-lite-en",
-// "local:use-lite-en-windows" (long texts read whole, in windows), "hash",
-// "hash:dim=N" (8 <= N <= 4096, default 256), "null". InvalidArgument for
-// an unknown provider or a bad parameter; NotFound when the local model
-// file is missing (the message says how to create it).
+// Builds the embedder a spec "<provider>[:<model or parameters>]" names:
+//   local, local:use-lite-en     the embedded USE-Lite model (512-d)
+//   local:use-lite-en-windows    the same, long texts read whole, in windows
+//   hash, hash:dim=N             feature hashing, 8 <= N <= 4096 (default 256)
+//   openai[:MODEL]               POST {base}/v1/embeddings, <= 2048 inputs a
+//                                call (default text-embedding-3-small, 1536)
+//   voyage[:MODEL]               POST {base}/v1/embeddings, input_type query
+//                                or document, <= 1000 inputs (default voyage-3.5)
+//   bedrock[:MODEL]              POST {base}/model/{id}/invoke, SigV4: Titan v1,
+//                                Titan v2 (one text a call, 8 in parallel),
+//                                Cohere v3 (<= 96 texts a call)
+//                                (default amazon.titan-embed-text-v2:0)
+//   ollama[:MODEL]               POST {base}/api/embed (default nomic-embed-text)
+//   null                         always fails: keyword-only search
+// InvalidArgument for an unknown provider or model, a bad parameter or
+// dimension, or a missing API key (named by its variable); NotFound when
+// the local model file is missing (the message says how to create it). No
+// call is made here: a remote provider is first reached by Embed.
 Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
                                                  const EmbedderOptions& options);
 

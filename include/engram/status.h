@@ -26,6 +26,7 @@ enum class StatusCode {
   kIOError,             // the filesystem or database failed
   kCorruption,          // stored data is not what we wrote
   kUnavailable,         // a remote service failed; may be retried
+  kDeadlineExceeded,    // a remote call ran out of time
   kNotSupported,        // the feature or version is not supported
   kCancelled,           // the caller asked to stop
   kInternal,            // a bug: an invariant did not hold
@@ -72,6 +73,9 @@ inline Status FailedPrecondition(std::string m) {
 inline Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
 inline Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
 inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+inline Status DeadlineExceeded(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
 inline Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
 inline Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }

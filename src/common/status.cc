@@ -22,6 +22,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "corruption";
     case StatusCode::kUnavailable:
       return "unavailable";
+    case StatusCode::kDeadlineExceeded:
+      return "deadline_exceeded";
     case StatusCode::kNotSupported:
       return "not_supported";
     case StatusCode::kCancelled:

@@ -1,0 +1,20 @@
+// CurlTransport: HttpTransport on libcurl. TLS peer and host verification
+// stay on; the proxy variables libcurl knows (http_proxy, https_proxy,
+// HTTPS_PROXY, all_proxy, no_proxy) are honoured; redirects are not
+// followed. One easy handle per call, so calls from several threads are
+// independent.
+#ifndef ENGRAM_SRC_HTTP_CURL_TRANSPORT_H_
+#define ENGRAM_SRC_HTTP_CURL_TRANSPORT_H_
+
+#include <memory>
+
+#include "src/http/http_transport.h"
+
+namespace engram {
+
+// The process's libcurl transport (curl_global_init runs once, on first use).
+std::shared_ptr<const HttpTransport> CurlTransport();
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_HTTP_CURL_TRANSPORT_H_
