@@ -16,6 +16,7 @@
 namespace engram {
 
 class Embedder;
+class Llm;
 
 // BM25 over content and tags (DESIGN §4), Lucene idf.
 struct Bm25Options {
@@ -90,6 +91,41 @@ struct VectorOptions {
   bool background_backfill = true;
 };
 
+// Which vector the semantic search uses when HyDE has a hypothesis.
+enum class HydeEmbed {
+  kQuery,       // the query's embedding only
+  kHypothesis,  // the hypothesis's embedding only
+  kBoth,        // the normalised mean of the two
+};
+
+// "query", "hypothesis", "both".
+std::string_view HydeEmbedName(HydeEmbed embed);
+// The value a name gives; InvalidArgument naming the accepted names.
+Result<HydeEmbed> ParseHydeEmbed(const std::string& text);
+
+// HyDE (DESIGN §5): an LLM writes a short hypothetical answer to the query;
+// its keywords expand the lexical query (3a) and its embedding joins the
+// query's in the vector search (3b). Any failure leaves the search to go on
+// without it, with a warning.
+struct HydeOptions {
+  // Ask the LLM (EngineOptions::llm) for a hypothesis on every search.
+  // Default false: it costs one LLM call per new query.
+  bool enabled = false;
+  // 3b: embed the hypothesis for the vector search. Default true; false
+  // keeps HyDE to keyword expansion.
+  bool use_vectors = true;
+  // 3a: keywords of the hypothesis merged after the query's own. Default 5;
+  // range [0, 20]; 0 turns expansion off.
+  size_t num_keywords = 5;
+  // 3b: the search vector. Default kBoth.
+  HydeEmbed embed = HydeEmbed::kBoth;
+  // Most tokens the LLM may write. Default 200; range [16, 2048].
+  size_t max_tokens = 200;
+  // Keep hypotheses in the store, keyed by LLM, prompt version and query,
+  // so a repeated query costs no call. Default true.
+  bool cache = true;
+};
+
 // Limits that protect the store from bad input.
 struct LimitOptions {
   // Largest accepted fact content, in bytes. Default 1 MiB.
@@ -119,6 +155,9 @@ struct EngineOptions {
   FusionOptions fusion;
   LimitOptions limits;
   VectorOptions vector;
+  HydeOptions hyde;
+  // Writes HyDE hypotheses; null means no HyDE whatever hyde.enabled says.
+  std::shared_ptr<const Llm> llm;
   // Embeds facts and queries for the semantic signal; null means
   // keyword-only. Its space (provider, model, dimension) selects the stored
   // vectors used: other spaces' vectors are kept but never compared.
@@ -136,6 +175,7 @@ struct SearchOptions {
   std::optional<FusionWeights> weights;
   bool explain = false;       // fill SearchHit::explanation
   bool record_access = true;  // bump access_count/last_accessed of hits
+  bool hyde = true;           // allow HyDE (when the engine has it on)
 };
 
 }  // namespace engram

@@ -72,6 +72,18 @@ CREATE TRIGGER facts_vectors_delete AFTER DELETE ON facts BEGIN
   DELETE FROM fact_vectors WHERE fact_rowid = old.rowid;
 END;
 )sql",
+      // 2 -> 3: HyDE hypotheses, keyed by the LLM that wrote them, the
+      // prompt's version and the query (DESIGN §5).
+      R"sql(
+CREATE TABLE hyde_hypotheses(
+  llm TEXT NOT NULL,
+  prompt_version INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  hypothesis TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(llm, prompt_version, query)
+) WITHOUT ROWID;
+)sql",
   };
   return migrations;
 }

@@ -1,0 +1,35 @@
+#include "src/store/hypothesis_store.h"
+
+namespace engram {
+
+Result<std::optional<std::string>> HypothesisStore::Get(const HypothesisKey& key) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT hypothesis FROM hyde_hypotheses WHERE llm = ?1 AND "
+                                       "prompt_version = ?2 AND query = ?3"));
+  s.BindText(1, key.llm);
+  s.BindInt(2, key.prompt_version);
+  s.BindText(3, key.query);
+  ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return std::optional<std::string>();
+  return std::optional<std::string>(s.ColumnText(0));
+}
+
+Status HypothesisStore::Put(const HypothesisKey& key, const std::string& hypothesis,
+                            Timestamp now) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("INSERT OR REPLACE INTO hyde_hypotheses(llm, prompt_version, query, "
+                   "hypothesis, created_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  s.BindText(1, key.llm);
+  s.BindInt(2, key.prompt_version);
+  s.BindText(3, key.query);
+  s.BindText(4, hypothesis);
+  s.BindInt(5, now);
+  return s.Run();
+}
+
+Result<int64_t> HypothesisStore::Count() {
+  return db_->QueryInt("SELECT count(*) FROM hyde_hypotheses");
+}
+
+}  // namespace engram
