@@ -27,14 +27,17 @@ class BedrockClient {
  public:
   // `client` sends (and retries); `options` gives region, credentials and
   // base URL; `clock` dates the signatures (null: the system clock).
-  // InvalidArgument when the credentials are empty.
+  // InvalidArgument when the credentials or the region are empty or
+  // `client` is null.
   static Result<std::unique_ptr<BedrockClient>> Create(std::shared_ptr<const HttpClient> client,
                                                        const RemoteOptions& options,
                                                        std::shared_ptr<const Clock> clock = {});
 
   // POSTs `body` to /model/<model_id>/<action> ("invoke", "converse"),
   // signed for service "bedrock", and returns the parsed JSON answer.
-  // Errors as HttpClient::SendJson, with Bedrock's x-amzn-ErrorType named.
+  // Errors as HttpClient::SendJson, with Bedrock's x-amzn-ErrorType named;
+  // InvalidArgument, before anything is sent, for an empty model id or a
+  // body with text that is not UTF-8.
   Result<nlohmann::json> Post(const std::string& model_id, std::string_view action,
                               const nlohmann::json& body, std::string_view what) const;
 

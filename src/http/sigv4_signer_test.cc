@@ -21,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& SuiteDir() {
-  static const fs::path kDir = fs::path(ENGRAM_TEST_DATA_DIR) / "sigv4" / "aws-c-auth-v4";
-  return kDir;
+  static const fs::path dir = fs::path(ENGRAM_TEST_DATA_DIR) / "sigv4" / "aws-c-auth-v4";
+  return dir;
 }
 
 std::string ReadFile(const fs::path& path) {
@@ -260,7 +260,7 @@ TEST(SigV4BedrockTest, ModelIdWithColonIsEncodedTwiceInTheCanonicalPath) {
   EXPECT_TRUE(has(creds.session_token));
 }
 
-// Signs `url` and returns the SignedHeaders' host line of a rebuild.
+// Signs `url` and returns the Host value whose signature matches.
 std::string SignedHost(const std::string& url) {
   HttpRequest request;
   request.method = "GET";
@@ -269,7 +269,7 @@ std::string SignedHost(const std::string& url) {
       SignRequestSigV4(&request, SuiteCredentials(), "us-east-1", "service", kSuiteTime);
   EXPECT_TRUE(status.ok()) << status.ToString();
   // Find the host that reproduces the Authorization header.
-  for (const std::string host :
+  for (const char* host :
        {"example.com", "example.com:8080", "127.0.0.1:8080", "example.com:443", "example.com:80"}) {
     SigV4Request same;
     same.method = "GET";
