@@ -5,14 +5,17 @@
 // a timeout (DeadlineExceeded: the attempt's budget is spent) or another
 // 4xx. The wait before retry n (1-based) is backoff_initial_ms * 2^(n-1),
 // capped at backoff_max_ms, with jitter: a uniform draw between half of it
-// and all of it. A Retry-After header (seconds, or an HTTP date) replaces
-// that wait when it is at most retry_after_max_ms; a longer one ends the
-// retries at once with the server's answer.
+// and all of it. A Retry-After header (seconds, or an HTTP date, measured
+// from the answer's Date header when it has one, else from the system
+// clock) replaces that wait when it is at most retry_after_max_ms; a longer
+// one ends the retries at once with the server's answer. Each retry logs one
+// line through RemoteOptions::log: method, URL (UrlForMessage), the cause
+// and the wait; never a header value or a body.
 //
 // Redaction: every log line and error message is passed through Redact()
 // with the request's secrets, so no key, token or signature leaks.
 //
-// Thread-safety: Send and PostJson may be called from several threads.
+// Thread-safety: Send and SendJson may be called from several threads.
 #ifndef ENGRAM_SRC_HTTP_HTTP_CLIENT_H_
 #define ENGRAM_SRC_HTTP_HTTP_CLIENT_H_
 
@@ -38,7 +41,8 @@ class HttpClient {
  public:
   // `options` supplies timeouts, retry policy and the log sink; its
   // credentials are not used here. `sleep` empty: RealSleeper(). `seed`
-  // seeds the jitter (0: from the clock).
+  // seeds the jitter of each call, so a fixed seed gives every call the same
+  // schedule (for tests); 0 seeds each call from the clock.
   HttpClient(std::shared_ptr<const HttpTransport> transport, RemoteOptions options,
              Sleeper sleep = {}, uint64_t seed = 0);
 
@@ -66,12 +70,14 @@ class HttpClient {
 // The error message an API put in its answer, in any of the shapes the
 // providers use: OpenAI {"error":{"message","type","code"}}, Anthropic
 // {"type":"error","error":{"type","message"}}, Bedrock's x-amzn-ErrorType
-// header with {"message"}, Voyage {"detail"}, Ollama {"error":"..."}.
-// Falls back to the first 200 bytes of the body. Not redacted: callers do.
+// header (the part before ':') with {"message"} or {"Message"}, Voyage
+// {"detail"}, Ollama {"error":"..."}; read as "type: message (code)".
+// Falls back to the first 200 bytes of the body. On one line, at most 200
+// bytes. Not redacted: callers do.
 std::string ApiErrorMessage(const HttpResponse& response);
 
-// `text` with every occurrence of each non-empty secret replaced by
-// "[redacted]".
+// `text` with every occurrence of each non-empty secret, and of its
+// percent-encoded form (as it appears in a URL), replaced by "[redacted]".
 std::string Redact(std::string_view text, const std::vector<std::string>& secrets);
 
 }  // namespace engram

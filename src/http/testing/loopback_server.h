@@ -20,7 +20,9 @@
 namespace engram::testing {
 
 // A request as the server received it. `path` is the raw path as sent on
-// the wire (percent-encoding kept), without the query.
+// the wire (percent-encoding kept), without the query; for a request sent
+// to a proxy it is the absolute form ("http://host/x"). `headers` leaves out
+// any header whose value is empty (cpp-httplib drops them).
 struct ReceivedRequest {
   std::string method;
   std::string path;
@@ -51,12 +53,13 @@ class LoopbackServer {
 
   // "http://127.0.0.1:<port>".
   std::string BaseUrl() const;
-  int port() const { return port_; }
+  int port() const { return port_; }  // NOLINT(readability-identifier-naming): accessor
 
   void SetHandler(Handler handler);
   // Every request seen so far, in arrival order.
   std::vector<ReceivedRequest> Requests() const;
-  // Stops listening (later requests see a refused connection).
+  // Stops listening (later requests see a refused connection); an answer
+  // held back by delay_ms goes out at once. Idempotent.
   void Stop();
 
  private:
