@@ -4,8 +4,12 @@
 #include <string>
 
 #include "engram/embedder.h"
+#include "src/embed/bedrock_embedder.h"
 #include "src/embed/hash_embedder.h"
 #include "src/embed/local_embedder.h"
+#include "src/embed/ollama_embedder.h"
+#include "src/embed/openai_embedder.h"
+#include "src/embed/voyage_embedder.h"
 
 namespace engram {
 namespace {
@@ -40,10 +44,18 @@ Result<size_t> HashDimension(const std::string& params) {
   return dim;
 }
 
+// Widens a provider's own type to Embedder.
+template <typename T>
+Result<std::unique_ptr<Embedder>> AsEmbedder(Result<std::unique_ptr<T>> made) {
+  if (!made.ok()) return made.status();
+  return std::unique_ptr<Embedder>(std::move(made).value());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
                                                  const EmbedderOptions& options) {
+  // The first colon only: Bedrock's model ids have colons of their own.
   const size_t colon = spec.find(':');
   const std::string provider = spec.substr(0, colon);
   const std::string params = colon == std::string::npos ? "" : spec.substr(colon + 1);
@@ -71,8 +83,16 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
                             LocalEmbedder::Load(path, encoder_options));
     return std::unique_ptr<Embedder>(std::move(local));
   }
-  return InvalidArgument("embed: spec '" + spec +
-                         "': unknown provider (expected local, hash or null)");
+  // The remote providers: the spec's model, else the options' one, else
+  // the provider's default.
+  const std::string model = params.empty() ? options.model : params;
+  if (provider == "openai") return AsEmbedder(OpenAiEmbedder::Create(model, options));
+  if (provider == "voyage") return AsEmbedder(VoyageEmbedder::Create(model, options));
+  if (provider == "bedrock") return AsEmbedder(BedrockEmbedder::Create(model, options));
+  if (provider == "ollama") return AsEmbedder(OllamaEmbedder::Create(model, options));
+  return InvalidArgument(
+      "embed: spec '" + spec +
+      "': unknown provider (expected local, hash, openai, voyage, bedrock, ollama or null)");
 }
 
 }  // namespace engram
