@@ -1,0 +1,81 @@
+// Helpers for the LLM provider tests: options that point a provider at a
+// loopback server with quick retries, a sink for the log lines, and
+// readers for what the server received.
+#ifndef ENGRAM_SRC_LLM_LLM_TEST_UTIL_H_
+#define ENGRAM_SRC_LLM_LLM_TEST_UTIL_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/llm.h"
+#include "engram/remote.h"
+#include "src/http/http_transport.h"
+#include "src/http/testing/loopback_server.h"
+
+namespace engram::testing {
+
+// Collects RemoteOptions::log lines; shared by the options' copies.
+class LogSink {
+ public:
+  void Add(std::string_view line) {
+    std::lock_guard lock(mutex_);
+    lines_.emplace_back(line);
+  }
+  std::vector<std::string> Lines() const {
+    std::lock_guard lock(mutex_);
+    return lines_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+// Options for a provider behind `base_url`: 3 attempts, 1-5 ms backoff,
+// 5 s per attempt, every log line into `sink` (when given).
+inline LlmOptions LoopbackOptions(const std::string& base_url,
+                                  const std::shared_ptr<LogSink>& sink = nullptr) {
+  LlmOptions options;
+  options.remote.base_url = base_url;
+  options.remote.max_attempts = 3;
+  options.remote.backoff_initial_ms = 1;
+  options.remote.backoff_max_ms = 5;
+  options.remote.connect_timeout_ms = 2000;
+  options.remote.timeout_ms = 5000;
+  if (sink) options.remote.log = [sink](std::string_view line) { sink->Add(line); };
+  return options;
+}
+
+// What HyDE sends: fixed instructions and the query.
+inline LlmRequest HydeRequest() {
+  LlmRequest request;
+  request.system = "Write a 2-4 sentence plausible answer.";
+  request.user = "how do I rotate the postgres logs?";
+  request.max_tokens = 200;
+  request.temperature = 0.0;
+  return request;
+}
+
+// The request's body as JSON (discarded when it does not parse).
+inline nlohmann::json BodyJson(const ReceivedRequest& request) {
+  return nlohmann::json::parse(request.body, nullptr, false);
+}
+
+// The header's value, or "" when the request has none.
+inline std::string Header(const ReceivedRequest& request, std::string_view name) {
+  return FindHeader(request.headers, name).value_or("");
+}
+
+// A JSON answer with `status`.
+inline CannedResponse Json(int status, const nlohmann::json& body, HttpHeaders headers = {}) {
+  return CannedResponse{status, body.dump(), std::move(headers), 0};
+}
+
+}  // namespace engram::testing
+
+#endif  // ENGRAM_SRC_LLM_LLM_TEST_UTIL_H_
