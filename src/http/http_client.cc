@@ -247,6 +247,8 @@ Result<nlohmann::json> HttpClient::SendJson(const HttpRequest& request,
     } catch (const nlohmann::json::parse_error& e) {
       return Unavailable(prefix + ": malformed JSON in the answer at byte " +
                          std::to_string(e.byte));
+    } catch (const nlohmann::json::exception& e) {
+      return Unavailable(prefix + ": malformed JSON in the answer: " + e.what());
     }
   }
   std::string message = prefix + ": HTTP " + std::to_string(response.status);

@@ -53,9 +53,11 @@ class HttpClient {
   // Sends `request` and parses a 2xx answer's body as JSON. `what` names the
   // call in errors ("embed: openai"). Errors read "<what>: HTTP <status>:
   // <the API's own message>" (see ApiErrorMessage) with codes:
-  // Unavailable for 429 and 5xx, FailedPrecondition for 401 and 403,
-  // InvalidArgument for other 4xx; "<what>: malformed JSON in the answer
-  // at byte N" for a 2xx body that does not parse (Unavailable).
+  // Unavailable for 429 and 5xx, FailedPrecondition for 401 and 403 (and a
+  // redirect, which is not followed), InvalidArgument for other 4xx;
+  // "<what>: malformed JSON in the answer at byte N" for a 2xx body that
+  // does not parse (Unavailable). A transport error keeps its code and
+  // reads "<what>: <its message>".
   Result<nlohmann::json> SendJson(const HttpRequest& request, std::string_view what) const;
 
   const RemoteOptions& options() const { return options_; }

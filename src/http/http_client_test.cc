@@ -33,8 +33,8 @@ class FakeTransport final : public HttpTransport {
     return answers_[i];
   }
 
-  size_t calls() const { return requests_.size(); }
-  const std::vector<HttpTimeouts>& timeouts() const { return timeouts_; }
+  size_t Calls() const { return requests_.size(); }
+  const std::vector<HttpTimeouts>& Timeouts() const { return timeouts_; }
 
  private:
   std::vector<Result<HttpResponse>> answers_;
@@ -122,7 +122,7 @@ TEST(HttpClientTest, BackoffDoublesWithJitterBetweenHalfAndAllUpToTheCap) {
   Result<HttpResponse> result = h.client->Send(PostTo("http://h/x"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->status, 503);
-  EXPECT_EQ(h.transport->calls(), 7U);
+  EXPECT_EQ(h.transport->Calls(), 7U);
   const std::vector<int> full = {100, 200, 400, 800, 1000, 1000};
   ASSERT_EQ(h.sleeps.size(), full.size());
   bool jittered = false;
@@ -151,9 +151,9 @@ TEST(HttpClientTest, PassesTheTimeoutsOfTheOptions) {
   options.timeout_ms = 4567;
   Harness h({Answer(200)}, options);
   ASSERT_TRUE(h.client->Send(PostTo("http://h/x")).ok());
-  ASSERT_EQ(h.transport->timeouts().size(), 1U);
-  EXPECT_EQ(h.transport->timeouts()[0].connect_ms, 123);
-  EXPECT_EQ(h.transport->timeouts()[0].total_ms, 4567);
+  ASSERT_EQ(h.transport->Timeouts().size(), 1U);
+  EXPECT_EQ(h.transport->Timeouts()[0].connect_ms, 123);
+  EXPECT_EQ(h.transport->Timeouts()[0].total_ms, 4567);
 }
 
 TEST(HttpClientTest, RetryAfterInSecondsReplacesTheBackoff) {
@@ -204,7 +204,7 @@ TEST(HttpClientTest, RetryAfterLongerThanTheMaximumEndsTheRetries) {
   Result<HttpResponse> result = h.client->Send(PostTo("http://h/x"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->status, 429);
-  EXPECT_EQ(h.transport->calls(), 1U);
+  EXPECT_EQ(h.transport->Calls(), 1U);
   EXPECT_TRUE(h.sleeps.empty());
   ASSERT_EQ(h.logs.size(), 1U);
   EXPECT_THAT(h.logs[0], HasSubstr("not retrying"));
@@ -215,16 +215,16 @@ TEST(HttpClientTest, MaxAttemptsBoundsTheCalls) {
   Result<HttpResponse> result = three.client->Send(PostTo("http://h/x"));
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->status, 500);
-  EXPECT_EQ(three.transport->calls(), 3U);
+  EXPECT_EQ(three.transport->Calls(), 3U);
   EXPECT_EQ(three.sleeps.size(), 2U);
 
   Harness one({Answer(500)}, FastOptions(1));
   (void)one.client->Send(PostTo("http://h/x"));
-  EXPECT_EQ(one.transport->calls(), 1U);
+  EXPECT_EQ(one.transport->Calls(), 1U);
 
   Harness zero({Answer(500)}, FastOptions(0));
   (void)zero.client->Send(PostTo("http://h/x"));
-  EXPECT_EQ(zero.transport->calls(), 1U);
+  EXPECT_EQ(zero.transport->Calls(), 1U);
 }
 
 TEST(HttpClientTest, DoesNotRetryOtherClientErrors) {
@@ -233,7 +233,7 @@ TEST(HttpClientTest, DoesNotRetryOtherClientErrors) {
     Result<HttpResponse> result = h.client->Send(PostTo("http://h/x"));
     ASSERT_TRUE(result.ok());
     EXPECT_EQ(result->status, status);
-    EXPECT_EQ(h.transport->calls(), 1U) << status;
+    EXPECT_EQ(h.transport->Calls(), 1U) << status;
     EXPECT_TRUE(h.sleeps.empty());
   }
 }
@@ -243,7 +243,7 @@ TEST(HttpClientTest, DoesNotRetryATimeout) {
   Result<HttpResponse> result = h.client->Send(PostTo("http://h/x"));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(h.transport->calls(), 1U);
+  EXPECT_EQ(h.transport->Calls(), 1U);
 }
 
 TEST(HttpClientTest, RetriesAConnectionErrorThenSucceeds) {
@@ -260,7 +260,7 @@ TEST(HttpClientTest, ReturnsTheLastConnectionErrorAfterTheLastAttempt) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(result.status().message(), "http: POST http://h/x: refused");
-  EXPECT_EQ(h.transport->calls(), 3U);
+  EXPECT_EQ(h.transport->Calls(), 3U);
 }
 
 TEST(HttpClientTest, LogsOneRedactedLinePerRetryWithoutQueryHeadersOrBody) {

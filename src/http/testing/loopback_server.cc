@@ -25,6 +25,8 @@ struct LoopbackServer::Impl {
 
 namespace {
 
+constexpr size_t kThreads = 16;
+
 // What cpp-httplib adds to a request's headers about the connection; not
 // sent by the client, so not reported.
 bool IsPseudoHeader(const std::string& name) {
@@ -71,6 +73,9 @@ LoopbackServer::LoopbackServer(Handler handler) : impl_(new Impl) {
     }
     res.set_content(answer.body, content_type);
   };
+  // Room for parallel callers (Bedrock sends 8 at once) while some answers
+  // are held back by delay_ms.
+  impl_->server.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   impl_->server.Get(".*", serve);
   impl_->server.Post(".*", serve);
   impl_->server.Put(".*", serve);

@@ -3,7 +3,8 @@
 // request and answers as the real API would; the server records every
 // request it saw.
 //
-// Thread-safety: the handler runs on the server's threads; Requests() and
+// Thread-safety: the handler runs on the server's threads (16, so up to 16
+// requests are answered at once); Requests() and
 // the setters may be called from the test thread at any time.
 #ifndef ENGRAM_SRC_HTTP_TESTING_LOOPBACK_SERVER_H_
 #define ENGRAM_SRC_HTTP_TESTING_LOOPBACK_SERVER_H_
