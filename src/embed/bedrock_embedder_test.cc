@@ -147,7 +147,7 @@ class CountingTransport final : public HttpTransport {
     --in_flight_;
     return HttpResponse{200, {}, nlohmann::json({{"embedding", VectorFor("x", 1024)}}).dump()};
   }
-  int most() const { return most_.load(); }
+  int MostInFlight() const { return most_.load(); }
 
  private:
   mutable std::atomic<int> in_flight_{0};
@@ -163,8 +163,8 @@ TEST(BedrockEmbedderTest, TitanParallelismIsBoundedWhateverTheServer) {
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   auto v = (*e)->Embed(Texts(40), EmbedPurpose::kQuery);
   ASSERT_TRUE(v.ok()) << v.status().ToString();
-  EXPECT_GT(transport->most(), 1);
-  EXPECT_LE(transport->most(), 8);
+  EXPECT_GT(transport->MostInFlight(), 1);
+  EXPECT_LE(transport->MostInFlight(), 8);
 }
 
 TEST(BedrockEmbedderTest, OneFailedTextFailsTheWholeBatch) {

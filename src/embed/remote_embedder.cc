@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -237,12 +238,12 @@ Result<std::vector<nlohmann::json>> TakeIndexedData(nlohmann::json* answer, std:
     nlohmann::json& entry = data[i];
     const auto index = entry.is_object() ? entry.find("index") : entry.end();
     const auto embedding = entry.is_object() ? entry.find("embedding") : entry.end();
-    if (index == entry.end() || !index->is_number_unsigned() || embedding == entry.end()) {
+    if (index == entry.end() || !index->is_number_integer() || embedding == entry.end()) {
       return Unavailable(std::string(what) + ": answer's data entry " + std::to_string(i) +
                          " lacks an index or an embedding");
     }
-    const auto at = index->get<size_t>();
-    if (at >= data.size() || seen[at]) {
+    const auto at = index->get<int64_t>();
+    if (at < 0 || static_cast<size_t>(at) >= data.size() || seen[at]) {
       return Unavailable(std::string(what) + ": answer's data entry " + std::to_string(i) +
                          " has index " + std::to_string(at) + ", expected each of 0.." +
                          std::to_string(data.size() - 1) + " once");

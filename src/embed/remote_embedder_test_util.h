@@ -20,12 +20,14 @@
 
 namespace engram::testing {
 
-// Options for a provider behind `server`: quick retries, short timeouts.
+// Options for a provider behind `server`: quick retries.
 inline EmbedderOptions OptionsFor(const LoopbackServer& server) {
   EmbedderOptions options;
   options.remote.base_url = server.BaseUrl();
   options.remote.timeout_ms = 5000;
-  options.remote.connect_timeout_ms = 1000;
+  // A burst of connections beyond the server's listen backlog waits for a
+  // SYN retransmission (1 s): leave room for it.
+  options.remote.connect_timeout_ms = 5000;
   options.remote.max_attempts = 3;
   options.remote.backoff_initial_ms = 1;
   options.remote.backoff_max_ms = 5;
