@@ -355,7 +355,9 @@ int RunDataset(const BenchOptions& options, const Embedder& embedder,
 }
 
 int Run(const BenchOptions& options) {
-  auto embedder = CreateEmbedder("local", EmbedderOptions{options.models_dir});
+  EmbedderOptions embedder_options;
+  embedder_options.models_dir = options.models_dir;
+  auto embedder = CreateEmbedder("local", embedder_options);
   if (!embedder.ok()) {
     std::cerr << "cosine_distribution: " << embedder.status().ToString() << "\n";
     return 1;

@@ -26,6 +26,23 @@ struct SearchHit {
   Explanation explanation;  // filled when SearchOptions::explain
 };
 
+// What HyDE did for one search (DESIGN §5).
+struct HydeReport {
+  // HyDE ran: enabled in the engine, an LLM configured, allowed by the
+  // search, and a query to work on.
+  bool enabled = false;
+  std::string llm;         // Llm::Name()
+  std::string hypothesis;  // empty when there is none (see fallbacks)
+  bool cached = false;     // the hypothesis came from the store's cache
+  // Keywords of the hypothesis added to the lexical query (3a).
+  std::vector<std::string> keywords;
+  // The vector searched: "query", "hypothesis", "query+hypothesis", or
+  // empty when there was no vector search.
+  std::string vector;
+  // What went wrong; the search went on without that part of HyDE.
+  std::vector<std::string> fallbacks;
+};
+
 struct SearchResponse {
   std::vector<SearchHit> hits;
   std::vector<std::string> query_terms;     // analysed terms of the query
@@ -35,8 +52,10 @@ struct SearchResponse {
   std::vector<std::string> missing_scopes;  // searched scopes that hold no fact
   bool semantic = false;                    // the query was embedded and vectors searched
   size_t vector_candidates = 0;             // candidates found by the vector search
+  HydeReport hyde;
   // Problems that did not stop the search (e.g. access not recorded because
-  // another process held the write lock, the query could not be embedded).
+  // another process held the write lock, the query could not be embedded,
+  // HyDE's fallbacks).
   std::vector<std::string> warnings;
 };
 
@@ -153,7 +172,17 @@ class Engine {
   // index files. Returns the number of vectors removed.
   virtual Result<int64_t> PruneVectors() = 0;
 
-  virtual const EngineOptions& options() const = 0;
+  // Puts new options in force for the calls that start after it returns:
+  // embedder (a new provider, model or dimension selects its own embedding
+  // space; facts without a vector in it are backfilled), LLM, HyDE, ranking,
+  // vector and limit options. Calls already running finish with the options
+  // they started with. InvalidArgument when the options are invalid or name
+  // another database (db_path, create_if_missing and busy_timeout_ms are
+  // fixed at Open); nothing changes then.
+  virtual Status Reload(const EngineOptions& options) = 0;
+
+  // The options in force (a copy: Reload may replace them at any time).
+  virtual EngineOptions options() const = 0;
 };
 
 }  // namespace engram

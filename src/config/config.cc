@@ -5,14 +5,17 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include <toml++/toml.h>
 
+#include "src/config/provider_settings.h"
+
 namespace engram {
 namespace {
 
-enum class KeyType { kDouble, kInt, kString, kBool, kMode };
+enum class KeyType { kDouble, kInt, kString, kBool, kMode, kHydeEmbed };
 
 struct KeyDef {
   const char* key;
@@ -29,6 +32,28 @@ std::string FormatDouble(double v) {
   out << v;
   return out.str();
 }
+
+#define ENGRAM_INT_KEY(name, field, lo, hi, text)                        \
+  KeyDef {                                                               \
+    name, KeyType::kInt, lo, hi, text,                                   \
+        [](const ResolvedConfig& c) { return std::to_string(c.field); }, \
+        [](ResolvedConfig* c, const std::string& v) {                    \
+          c->field = static_cast<decltype(c->field)>(std::stoll(v));     \
+        }                                                                \
+  }
+
+#define ENGRAM_BOOL_KEY(name, field, text)                                               \
+  KeyDef {                                                                               \
+    name, KeyType::kBool, 0, 0, text,                                                    \
+        [](const ResolvedConfig& c) { return std::string(c.field ? "true" : "false"); }, \
+        [](ResolvedConfig* c, const std::string& v) { c->field = v == "true"; }          \
+  }
+
+#define ENGRAM_STRING_KEY(name, field, text)                                             \
+  KeyDef {                                                                               \
+    name, KeyType::kString, 0, 0, text, [](const ResolvedConfig& c) { return c.field; }, \
+        [](ResolvedConfig* c, const std::string& v) { c->field = v; }                    \
+  }
 
 #define ENGRAM_DOUBLE_KEY(name, field, lo, hi, text)                             \
   KeyDef {                                                                       \
@@ -51,10 +76,59 @@ const std::vector<KeyDef>& Keys() {
        "default local",
        [](const ResolvedConfig& c) { return c.embed_provider; },
        [](ResolvedConfig* c, const std::string& v) { c->embed_provider = v; }},
+      ENGRAM_STRING_KEY("embed.model", embedder.model,
+                        "model of the embedding provider; default the provider's own "
+                        "(openai text-embedding-3-small, voyage voyage-3.5, bedrock "
+                        "amazon.titan-embed-text-v2:0, ollama nomic-embed-text)"),
+      ENGRAM_INT_KEY("embed.dimensions", embedder.dimensions, 0, 16384,
+                     "vector dimension; 0 = the model's native one; default 0"),
+      ENGRAM_STRING_KEY("embed.base_url", embedder.remote.base_url,
+                        "endpoint of the embedding provider (OpenAI-compatible servers, "
+                        "Ollama, a Bedrock endpoint); default the provider's own"),
       {"embed.models_dir", KeyType::kString, 0, 0,
        "directory of converted local models; default <home>/models",
        [](const ResolvedConfig& c) { return c.models_dir; },
        [](ResolvedConfig* c, const std::string& v) { c->models_dir = v; }},
+      ENGRAM_STRING_KEY("llm.provider", llm_provider,
+                        "LLM for HyDE: openai | anthropic | bedrock | ollama | scripted:FILE | "
+                        "none; default none"),
+      ENGRAM_STRING_KEY("llm.model", llm_model, "model of the LLM; default the provider's own"),
+      ENGRAM_STRING_KEY("llm.base_url", llm.remote.base_url,
+                        "endpoint of the LLM (OpenAI-compatible servers, Ollama); default the "
+                        "provider's own"),
+      ENGRAM_BOOL_KEY("hyde.enabled", engine.hyde.enabled,
+                      "ask the LLM for a hypothetical answer on each search; default false"),
+      ENGRAM_BOOL_KEY("hyde.use_vectors", engine.hyde.use_vectors,
+                      "embed the hypothesis for the vector search; default true"),
+      ENGRAM_INT_KEY("hyde.num_keywords", engine.hyde.num_keywords, 0, 20,
+                     "hypothesis keywords added to the lexical query; default 5"),
+      {"hyde.embed", KeyType::kHydeEmbed, 0, 0,
+       "vector searched with a hypothesis: query | hypothesis | both; default both",
+       [](const ResolvedConfig& c) { return std::string(HydeEmbedName(c.engine.hyde.embed)); },
+       [](ResolvedConfig* c, const std::string& v) { c->engine.hyde.embed = *ParseHydeEmbed(v); }},
+      ENGRAM_INT_KEY("hyde.max_tokens", engine.hyde.max_tokens, 16, 2048,
+                     "most tokens of a hypothesis; default 200"),
+      ENGRAM_BOOL_KEY("hyde.cache", engine.hyde.cache,
+                      "keep hypotheses in the store, keyed by LLM, prompt and query; default true"),
+      ENGRAM_INT_KEY("http.connect_timeout_ms", http.connect_timeout_ms, 100, 600000,
+                     "time to connect to a provider, in ms; default 5000"),
+      ENGRAM_INT_KEY("http.timeout_ms", http.timeout_ms, 100, 600000,
+                     "time for one whole attempt of a provider call, in ms; default 30000"),
+      ENGRAM_INT_KEY("http.max_attempts", http.max_attempts, 1, 10,
+                     "attempts per provider call (retries on 429, 5xx, connection errors); "
+                     "default 4"),
+      ENGRAM_INT_KEY("http.backoff_initial_ms", http.backoff_initial_ms, 1, 60000,
+                     "first wait before a retry, doubled each time, in ms; default 500"),
+      ENGRAM_INT_KEY("http.backoff_max_ms", http.backoff_max_ms, 1, 600000,
+                     "longest wait between retries, in ms; default 8000"),
+      ENGRAM_INT_KEY("http.retry_after_max_ms", http.retry_after_max_ms, 0, 600000,
+                     "longest Retry-After honoured, in ms; a longer one ends the retries; "
+                     "default 30000"),
+      ENGRAM_STRING_KEY("aws.region", http.aws_region,
+                        "Bedrock region; default the profile's region, else us-east-1"),
+      ENGRAM_STRING_KEY("aws.profile", aws_profile,
+                        "profile of the AWS shared credentials and config files; default "
+                        "default"),
       {"search.k", KeyType::kInt, 1, 10000, "results per search; default 10",
        [](const ResolvedConfig& c) { return std::to_string(c.search_k); },
        [](ResolvedConfig* c, const std::string& v) { c->search_k = std::stoul(v); }},
@@ -134,6 +208,23 @@ const std::vector<KeyDef>& Keys() {
   return keys;
 }
 
+// The seed's names and the AWS variables that also set a key, lowest
+// precedence first.
+std::vector<const char*> AliasesOf(std::string_view key) {
+  static const std::map<std::string_view, std::vector<const char*>> aliases = {
+      {"hyde.enabled", {"CHATCLI_QUALITY_HYDE_ENABLED"}},
+      {"hyde.use_vectors", {"CHATCLI_QUALITY_HYDE_USE_VECTORS"}},
+      {"hyde.num_keywords", {"CHATCLI_QUALITY_HYDE_NUM_KEYWORDS"}},
+      {"embed.provider", {"CHATCLI_EMBED_PROVIDER"}},
+      {"embed.model", {"CHATCLI_EMBED_MODEL"}},
+      {"embed.dimensions", {"CHATCLI_EMBED_DIMENSIONS"}},
+      {"aws.region", {"AWS_REGION", "BEDROCK_REGION"}},
+      {"aws.profile", {"AWS_PROFILE"}},
+  };
+  const auto it = aliases.find(key);
+  return it == aliases.end() ? std::vector<const char*>{} : it->second;
+}
+
 std::string EnvName(const std::string& key) {
   std::string out = "ENGRAM_";
   for (char c : key) out += c == '.' ? '_' : static_cast<char>(std::toupper(c));
@@ -151,6 +242,11 @@ Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string
       auto m = ParseFusionMode(raw);
       if (!m.ok()) return m.status();
       return std::string(FusionModeName(*m));
+    }
+    case KeyType::kHydeEmbed: {
+      auto e = ParseHydeEmbed(raw);
+      if (!e.ok()) return e.status();
+      return std::string(HydeEmbedName(*e));
     }
     case KeyType::kBool: {
       std::string v = raw;
@@ -306,12 +402,27 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
       if (!v) return std::nullopt;
       return Result<std::string>(std::move(*v));
     };
-    const Layer layers[] = {
+    std::vector<Layer> layers = {
         {ConfigSource::kFile, config.config_path, TomlValue(file, def.key)},
         {ConfigSource::kEnvironment, env_name, text(env(env_name))},
-        {ConfigSource::kFlag, "--" + std::string(def.key),
-         text(flag == flags.end() ? std::nullopt : std::optional<std::string>(flag->second))},
     };
+    // Aliases rank above the canonical name, the later above the earlier;
+    // when two set different values, the one that loses is named.
+    for (const char* alias : AliasesOf(def.key)) {
+      std::optional<std::string> value = env(alias);
+      if (!value) continue;
+      for (const Layer& earlier : layers) {
+        if (earlier.source == ConfigSource::kEnvironment && earlier.value && earlier.value->ok() &&
+            **earlier.value != *value) {
+          config.warnings.push_back("config: " + std::string(def.key) + ": " + alias +
+                                    " overrides " + earlier.origin);
+        }
+      }
+      layers.push_back({ConfigSource::kEnvironment, alias, text(std::move(value))});
+    }
+    layers.push_back(
+        {ConfigSource::kFlag, "--" + std::string(def.key),
+         text(flag == flags.end() ? std::nullopt : std::optional<std::string>(flag->second))});
     for (const Layer& layer : layers) {
       if (!layer.value) continue;
       std::string warning;
@@ -333,6 +444,17 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
     }
     config.entries.push_back(std::move(entry));
   }
+  if (config.llm_provider == "none") config.llm_provider.clear();
+  config.llm_spec = config.llm_provider;
+  if (!config.llm_model.empty() && !config.llm_spec.empty() &&
+      config.llm_spec.find(':') == std::string::npos) {
+    config.llm_spec += ":" + config.llm_model;
+  }
+  const bool region_set = std::any_of(
+      config.entries.begin(), config.entries.end(),
+      [](const auto& e) { return e.key == "aws.region" && e.source != ConfigSource::kDefault; });
+  ApplyProviderSettings(env, region_set, &config);
+  config.embedder.models_dir = config.models_dir;
   return config;
 }
 

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "engram/embedder.h"
+#include "engram/llm.h"
 #include "engram/options.h"
 #include "engram/status.h"
 
@@ -44,11 +46,27 @@ struct ConfigEntry {
 };
 
 struct ResolvedConfig {
-  EngineOptions engine;                  // `embedder` is left null: see embed_provider
+  EngineOptions engine;                  // `embedder` and `llm` are left null: see below
   std::string home;                      // data directory
   std::string embed_provider = "local";  // spec for CreateEmbedder
   std::string models_dir;                // <home>/models unless set
-  std::string config_path;               // the file consulted (may not exist)
+  // For CreateEmbedder: model, dimensions, and the endpoint, key and
+  // credentials of the provider embed_provider names.
+  EmbedderOptions embedder;
+  // The LLM as configured (llm.provider, llm.model) and the spec they make
+  // for CreateLlm ("openai:gpt-4o-mini"); llm_spec empty: no LLM, no HyDE.
+  std::string llm_provider;
+  std::string llm_model;
+  std::string llm_spec;
+  LlmOptions llm;  // endpoint, key and credentials of that LLM
+  // Timeouts, retries and region shared by every provider (the http.* and
+  // aws.region keys); copied into embedder.remote and llm.remote.
+  RemoteOptions http;
+  std::string aws_profile = "default";
+  // Which credentials were found, for `engram config`: e.g. "OPENAI_API_KEY:
+  // set". Never a secret's value.
+  std::vector<std::string> credentials;
+  std::string config_path;  // the file consulted (may not exist)
   size_t search_k = 10;
   FusionMode search_mode = FusionMode::kBlended;
   std::vector<ConfigEntry> entries;   // every key, in a stable order

@@ -117,3 +117,129 @@ TEST(ConfigTest, EveryKeyIsDocumented) {
 
 }  // namespace
 }  // namespace engram
+
+namespace engram {
+namespace {
+
+bool AnyContains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const auto& l : lines) {
+    if (l.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(ConfigProviderTest, SeedAliasesSetTheQualityKeysAndOutrankCanonicalNames) {
+  auto env = FakeEnv({{"HOME", "/h"},
+                      {"CHATCLI_QUALITY_HYDE_ENABLED", "true"},
+                      {"CHATCLI_QUALITY_HYDE_USE_VECTORS", "false"},
+                      {"CHATCLI_QUALITY_HYDE_NUM_KEYWORDS", "8"},
+                      {"CHATCLI_EMBED_PROVIDER", "openai"},
+                      {"ENGRAM_EMBED_PROVIDER", "voyage"},
+                      {"CHATCLI_EMBED_MODEL", "text-embedding-3-large"},
+                      {"CHATCLI_EMBED_DIMENSIONS", "256"}});
+  auto c = ResolveConfig(env, {});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->engine.hyde.enabled);
+  EXPECT_FALSE(c->engine.hyde.use_vectors);
+  EXPECT_EQ(c->engine.hyde.num_keywords, 8u);
+  EXPECT_EQ(c->embed_provider, "openai");
+  EXPECT_EQ(Entry(*c, "embed.provider").origin, "CHATCLI_EMBED_PROVIDER");
+  EXPECT_TRUE(AnyContains(c->warnings, "CHATCLI_EMBED_PROVIDER overrides ENGRAM_EMBED_PROVIDER"));
+  EXPECT_EQ(c->embedder.model, "text-embedding-3-large");
+  EXPECT_EQ(c->embedder.dimensions, 256u);
+  // A flag still wins over every variable.
+  auto flagged = ResolveConfig(env, {{"embed.provider", "local"}});
+  ASSERT_TRUE(flagged.ok());
+  EXPECT_EQ(flagged->embed_provider, "local");
+}
+
+TEST(ConfigProviderTest, OutOfRangeHydeAndHttpValuesAreClampedNamingTheKey) {
+  auto env = FakeEnv({{"HOME", "/h"},
+                      {"CHATCLI_QUALITY_HYDE_NUM_KEYWORDS", "50"},
+                      {"ENGRAM_HTTP_MAX_ATTEMPTS", "0"},
+                      {"ENGRAM_HYDE_EMBED", "sideways"}});
+  auto c = ResolveConfig(env, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->engine.hyde.num_keywords, 20u);
+  EXPECT_EQ(c->http.max_attempts, 1);
+  EXPECT_EQ(c->engine.hyde.embed, HydeEmbed::kBoth);
+  EXPECT_TRUE(AnyContains(c->warnings, "hyde.num_keywords from CHATCLI_QUALITY_HYDE_NUM_KEYWORDS"));
+  EXPECT_TRUE(AnyContains(c->warnings, "http.max_attempts from ENGRAM_HTTP_MAX_ATTEMPTS"));
+  EXPECT_TRUE(AnyContains(c->warnings, "hyde.embed from ENGRAM_HYDE_EMBED"));
+}
+
+TEST(ConfigProviderTest, ApiKeysGoToTheProviderThatUsesThemAndAreNeverListed) {
+  auto env = FakeEnv({{"HOME", "/h"},
+                      {"ENGRAM_EMBED_PROVIDER", "voyage"},
+                      {"ENGRAM_LLM_PROVIDER", "anthropic"},
+                      {"ENGRAM_LLM_MODEL", "claude-3-5-haiku-latest"},
+                      {"ENGRAM_HTTP_TIMEOUT_MS", "1234"},
+                      {"VOYAGE_API_KEY", "pa-voyage-secret"},
+                      {"ANTHROPIC_API_KEY", "sk-ant-secret"},
+                      {"OPENAI_API_KEY", "sk-openai-secret"}});
+  auto c = ResolveConfig(env, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->embedder.remote.api_key, "pa-voyage-secret");
+  EXPECT_EQ(c->llm_spec, "anthropic:claude-3-5-haiku-latest");
+  EXPECT_EQ(c->llm.remote.api_key, "sk-ant-secret");
+  EXPECT_EQ(c->embedder.remote.timeout_ms, 1234);
+  EXPECT_EQ(c->llm.remote.timeout_ms, 1234);
+  EXPECT_TRUE(AnyContains(c->credentials, "VOYAGE_API_KEY set"));
+  for (const auto& e : c->entries) {
+    EXPECT_EQ(e.value.find("secret"), std::string::npos) << e.key;
+  }
+  for (const auto& line : c->credentials) EXPECT_EQ(line.find("secret"), std::string::npos);
+}
+
+TEST(ConfigProviderTest, OllamaHostAndBedrockRegionAndProfile) {
+  testing::TempDir dir;
+  const std::string credentials = dir.File("credentials");
+  const std::string aws_config = dir.File("config");
+  testing::WriteFile(credentials,
+                     "[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = s3cr3t\n");
+  testing::WriteFile(aws_config, "[profile work]\nregion = eu-west-1\n");
+  auto base = std::map<std::string, std::string>{{"HOME", "/h"},
+                                                 {"ENGRAM_EMBED_PROVIDER", "bedrock"},
+                                                 {"ENGRAM_LLM_PROVIDER", "ollama"},
+                                                 {"OLLAMA_HOST", "127.0.0.1:11999"},
+                                                 {"AWS_PROFILE", "work"},
+                                                 {"AWS_SHARED_CREDENTIALS_FILE", credentials},
+                                                 {"AWS_CONFIG_FILE", aws_config}};
+  auto c = ResolveConfig(FakeEnv(base), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->llm.remote.base_url, "http://127.0.0.1:11999");
+  EXPECT_EQ(c->embedder.remote.aws.access_key_id, "AKIDWORK");
+  EXPECT_EQ(c->embedder.remote.aws_region, "eu-west-1");  // the profile's region
+  EXPECT_EQ(Entry(*c, "aws.region").source, ConfigSource::kFile);
+
+  // AWS_REGION beats the profile; BEDROCK_REGION beats AWS_REGION.
+  base["AWS_REGION"] = "us-west-2";
+  c = ResolveConfig(FakeEnv(base), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->embedder.remote.aws_region, "us-west-2");
+  base["BEDROCK_REGION"] = "ap-south-1";
+  c = ResolveConfig(FakeEnv(base), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->embedder.remote.aws_region, "ap-south-1");
+  EXPECT_EQ(Entry(*c, "aws.region").origin, "BEDROCK_REGION");
+
+  // The environment's keys come before the files.
+  base["AWS_ACCESS_KEY_ID"] = "AKIDENV";
+  base["AWS_SECRET_ACCESS_KEY"] = "envsecret";
+  base["AWS_SESSION_TOKEN"] = "envtoken";
+  c = ResolveConfig(FakeEnv(base), {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->embedder.remote.aws.access_key_id, "AKIDENV");
+  EXPECT_EQ(c->embedder.remote.aws.session_token, "envtoken");
+
+  // No credentials anywhere: a warning that names where it looked.
+  auto none = ResolveConfig(
+      FakeEnv({{"HOME", dir.path().string()}, {"ENGRAM_EMBED_PROVIDER", "bedrock"}}), {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->embedder.remote.aws.access_key_id.empty());
+  EXPECT_TRUE(AnyContains(none->warnings, "bedrock"));
+  EXPECT_EQ(none->embedder.remote.aws_region, "us-east-1");
+}
+
+}  // namespace
+}  // namespace engram

@@ -10,6 +10,12 @@
 namespace engram {
 namespace {
 
+EmbedderOptions ModelsIn(const std::string& dir) {
+  EmbedderOptions options;
+  options.models_dir = dir;
+  return options;
+}
+
 namespace fs = std::filesystem;
 
 double Dot(const std::vector<float>& a, const std::vector<float>& b) {
@@ -58,7 +64,7 @@ TEST(EmbedderFactoryTest, BadSpecsAreClearErrors) {
             std::string::npos);
   EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en-windows"),
             std::string::npos);
-  auto missing = CreateEmbedder("local", EmbedderOptions{"/nonexistent/models"});
+  auto missing = CreateEmbedder("local", ModelsIn("/nonexistent/models"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("/nonexistent/models/use-lite-en.bin"),
             std::string::npos);
@@ -74,7 +80,7 @@ TEST(LocalEmbedderTest, PrepareLowerCasesOnlyAllCapsText) {
 TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
   // The model file use_lite_convert wrote at build time.
   const std::string models_dir = fs::path(ENGRAM_TEST_MODEL_FILE).parent_path().string();
-  auto e = CreateEmbedder("local", EmbedderOptions{models_dir});
+  auto e = CreateEmbedder("local", ModelsIn(models_dir));
   ASSERT_TRUE(e.ok()) << e.status().ToString() << " (run scripts/fetch_model.sh)";
   EXPECT_EQ((*e)->Space().Key(), "local:use-lite-en:512");
   auto v = (*e)->Embed({"The deploy happens on Thursdays.", "DEPLOYS HAPPEN ON THURSDAYS",
@@ -89,7 +95,7 @@ TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
   EXPECT_FALSE((*e)->Embed({"bad \xff"}, EmbedPurpose::kQuery).ok());
 
   // The windowed reading is a space of its own.
-  auto windows = CreateEmbedder("local:use-lite-en-windows", EmbedderOptions{models_dir});
+  auto windows = CreateEmbedder("local:use-lite-en-windows", ModelsIn(models_dir));
   ASSERT_TRUE(windows.ok()) << windows.status().ToString();
   EXPECT_EQ((*windows)->Space().Key(), "local:use-lite-en-windows:512");
 }

@@ -50,25 +50,62 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 }
 
 EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store)
-    : options_(std::move(options)), store_(std::move(store)), vectors_(store_->db()) {
-  if (options_.embedder) {
-    auto found = vectors_.FindSpace(options_.embedder->Space());
-    if (found.ok()) space_id_ = *found;
-    if (options_.vector.background_backfill) {
-      worker_ = std::make_unique<BackfillWorker>(
-          [this](const std::atomic<bool>& stop) { BackfillStep(stop); });
-    }
+    : options_(std::make_shared<const EngineOptions>(std::move(options))),
+      store_(std::move(store)),
+      vectors_(store_->db()),
+      hypotheses_(store_->db()) {
+  // The worker exists whenever background backfill was asked for, even
+  // while keyword-only: a Reload may bring an embedder. Its steps do
+  // nothing without one.
+  if (options_->vector.background_backfill) {
+    worker_ = std::make_unique<BackfillWorker>(
+        [this](const std::atomic<bool>& stop) { BackfillStep(stop); });
   }
 }
 
 EngineImpl::~EngineImpl() { worker_.reset(); }
 
-Status EngineImpl::Validate(const NewFact& fact) const {
-  return ValidateNewFact(fact, options_.limits);
+std::shared_ptr<const EngineOptions> EngineImpl::Options() const {
+  std::lock_guard lock(options_mutex_);
+  return options_;
 }
 
-Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now, int64_t* rowid) {
-  ENGRAM_RETURN_IF_ERROR(ValidateNewFact(in, options_.limits));
+Status EngineImpl::Reload(const EngineOptions& options) {
+  const std::shared_ptr<const EngineOptions> current = Options();
+  if (options.db_path != current->db_path) {
+    return InvalidArgument("engine: reload: the database cannot change ('" + current->db_path +
+                           "' is open, the new options name '" + options.db_path +
+                           "'); open a new engine");
+  }
+  ENGRAM_RETURN_IF_ERROR(ValidateEngineOptions(options).WithContext("engine: reload"));
+  auto next = std::make_shared<EngineOptions>(options);
+  if (!next->clock) next->clock = current->clock;
+  next->create_if_missing = current->create_if_missing;
+  next->busy_timeout_ms = current->busy_timeout_ms;
+  std::lock_guard lock(mutex_);
+  {
+    std::lock_guard options_lock(options_mutex_);
+    options_ = std::move(next);
+  }
+  // A new space is looked up on first use; the old space's cache goes.
+  cache_.reset();
+  space_key_.clear();
+  space_id_ = 0;
+  if (!worker_ && options.vector.background_backfill) {
+    worker_ = std::make_unique<BackfillWorker>(
+        [this](const std::atomic<bool>& stop) { BackfillStep(stop); });
+  }
+  if (worker_ && options.embedder) worker_->Poke();
+  return Status::OK();
+}
+
+Status EngineImpl::Validate(const NewFact& fact) const {
+  return ValidateNewFact(fact, Options()->limits);
+}
+
+Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFact& in,
+                                         Timestamp now, int64_t* rowid) {
+  ENGRAM_RETURN_IF_ERROR(ValidateNewFact(in, limits));
   FactRow row;
   row.fact = BuildFact(in, now);
   AddOutcome outcome;
@@ -98,8 +135,9 @@ Result<AddOutcome> EngineImpl::AddLocked(const NewFact& in, Timestamp now, int64
 }
 
 Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
+  const std::shared_ptr<const EngineOptions> options = Options();
   NewFact in = fact;
-  const Timestamp now = options_.clock->NowMillis();
+  const Timestamp now = options->clock->NowMillis();
   // Adding again bumps updated_at even when the caller gave no time.
   if (!in.updated_at && !in.created_at) in.updated_at = now;
   Result<AddOutcome> result = Internal("engine: add: not run");
@@ -107,14 +145,14 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
   {
     std::lock_guard lock(mutex_);
     Status s = store_->Transact([&] {
-      result = AddLocked(in, now, &rowid);
+      result = AddLocked(options->limits, in, now, &rowid);
       return result.status();
     });
     if (!s.ok()) return s.WithContext("engine: add");
   }
-  if (result->created && options_.embedder) {
+  if (result->created && options->embedder) {
     const std::vector<FactToEmbed> todo = {{rowid, result->fact.id, result->fact.content}};
-    auto embedded = EmbedAndStore(todo, nullptr, {}, &result->warnings);
+    auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &result->warnings);
     if (!embedded.ok()) result->warnings.push_back(embedded.status().message());
   }
   return result;
@@ -122,7 +160,8 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
 
 Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
                                         const ImportOptions& options) {
-  const Timestamp now = options_.clock->NowMillis();
+  const std::shared_ptr<const EngineOptions> engine_options = Options();
+  const Timestamp now = engine_options->clock->NowMillis();
   ImportReport report;
   std::vector<FactToEmbed> created;
   {
@@ -130,12 +169,12 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
     Status s = store_->Transact([&]() -> Status {
       for (size_t i = 0; i < facts.size(); ++i) {
         int64_t rowid = 0;
-        auto outcome = AddLocked(facts[i], now, &rowid);
+        auto outcome = AddLocked(engine_options->limits, facts[i], now, &rowid);
         if (!outcome.ok()) {
           return outcome.status().WithContext("engine: import: fact " + std::to_string(i + 1));
         }
         ++(outcome->created ? report.added : report.merged);
-        if (outcome->created && options_.embedder) {
+        if (outcome->created && engine_options->embedder) {
           created.push_back({rowid, outcome->fact.id, outcome->fact.content});
         }
         if (options.progress) options.progress(i + 1, facts.size());
@@ -147,7 +186,8 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
   // The facts are committed; their vectors follow batch by batch. A failure
   // here leaves facts without vectors, which backfill completes.
   if (!created.empty()) {
-    auto embedded = EmbedAndStore(created, nullptr, options.embed_progress, &report.warnings);
+    auto embedded =
+        EmbedAndStore(*engine_options, created, nullptr, options.embed_progress, &report.warnings);
     if (embedded.ok()) {
       report.embedded = *embedded;
     } else {
@@ -205,13 +245,14 @@ Status EngineImpl::Export(const std::vector<std::string>& scopes,
 }
 
 Result<StoreStats> EngineImpl::Stats() {
+  const std::shared_ptr<const EngineOptions> options = Options();
   std::lock_guard lock(mutex_);
   ENGRAM_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());
-  if (options_.embedder) stats.active_space = options_.embedder->Space();
-  stats.missing_vectors = options_.embedder ? stats.facts : 0;
+  if (options->embedder) stats.active_space = options->embedder->Space();
+  stats.missing_vectors = options->embedder ? stats.facts : 0;
   for (const SpaceInfo& info : spaces) {
-    const bool active = options_.embedder && info.space.Key() == stats.active_space.Key();
+    const bool active = options->embedder && info.space.Key() == stats.active_space.Key();
     stats.spaces.push_back(SpaceStats{info.space, info.vectors, active});
     if (active) {
       stats.vectors = info.vectors;

@@ -1,7 +1,8 @@
 // EngineImpl: the one place that wires store, lexical index and ranking.
 //
 // Thread-safety: every use of the store's connection and of the vector
-// cache happens under mutex_. Embedding (the slow part) runs outside it, so
+// cache happens under mutex_. The options are an immutable snapshot that
+// Reload replaces under options_mutex_. Embedding (the slow part) runs outside it, so
 // searches go on while an import or the backfill worker embeds; vectors
 // are then written in short transactions of their own.
 #ifndef ENGRAM_SRC_ENGINE_ENGINE_IMPL_H_
@@ -17,7 +18,9 @@
 #include "engram/engine.h"
 #include "src/engine/backfill_worker.h"
 #include "src/engine/vector_cache.h"
+#include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_store.h"
+#include "src/store/hypothesis_store.h"
 #include "src/store/vector_store.h"
 
 namespace engram {
@@ -40,35 +43,62 @@ class EngineImpl final : public Engine {
   Result<StoreStats> Stats() override;
   Result<BackfillReport> Backfill(const BackfillOptions& options) override;
   Result<int64_t> PruneVectors() override;
-  const EngineOptions& options() const override { return options_; }
+  Status Reload(const EngineOptions& options) override;
+  EngineOptions options() const override { return *Options(); }
 
  private:
   // Validates, builds and upserts one fact; caller holds mutex_ and runs
   // inside a transaction. `rowid` receives the new fact's row when created.
-  Result<AddOutcome> AddLocked(const NewFact& fact, Timestamp now, int64_t* rowid);
+  Result<AddOutcome> AddLocked(const LimitOptions& limits, const NewFact& fact, Timestamp now,
+                               int64_t* rowid);
 
-  // The active space's id, creating it on first need; caller holds mutex_.
-  Result<int64_t> EnsureSpaceLocked();
-  // The vector cache of the active space, created on first need; caller
-  // holds mutex_ and the space exists.
-  VectorCache* CacheLocked();
+  // The options in force: every call takes one snapshot when it starts and
+  // uses it throughout, so a Reload never changes options under it.
+  std::shared_ptr<const EngineOptions> Options() const;
+
+  // The id of `embedder`'s space, creating it on first need; caller holds
+  // mutex_. Vectors are always stored in the space of the embedder that
+  // made them, even when a Reload switched embedders meanwhile.
+  Result<int64_t> EnsureSpaceLocked(const Embedder& embedder, Timestamp now);
+  // The id of `embedder`'s space, 0 when the store has none yet (nothing
+  // is written: searches work on read-only files); caller holds mutex_.
+  Result<int64_t> FindSpaceLocked(const Embedder& embedder);
+  // The vector cache of space `space_id` (the embedder's), created or
+  // replaced on need; caller holds mutex_.
+  VectorCache* CacheLocked(const EngineOptions& options, int64_t space_id);
+
+  // HyDE for one search: the hypothesis (cache, then LLM), its keywords
+  // merged into `lexical_query`, and its embedding when vectors are on.
+  // Takes mutex_ only to read and write the cache; the caller must not
+  // hold it. Never fails: problems land in response->hyde.fallbacks.
+  void RunHyde(const EngineOptions& options, const std::string& query, bool semantic,
+               LexicalQuery* lexical_query, std::vector<float>* hypothesis_vector,
+               SearchResponse* response);
+  // The query's unit vector for `purpose`, or an error message.
+  Result<std::vector<float>> EmbedOne(const Embedder& embedder, const std::string& text,
+                                      EmbedPurpose purpose) const;
 
   // Embeds `facts` in batches and stores their vectors, each batch in its
   // own transaction. Takes mutex_ only to write; the caller must not hold
   // it. Facts that cannot be embedded are left without a vector and named
   // in `warnings`. Stops between batches when `stop` turns true.
-  Result<size_t> EmbedAndStore(const std::vector<FactToEmbed>& facts, const std::atomic<bool>* stop,
+  Result<size_t> EmbedAndStore(const EngineOptions& options, const std::vector<FactToEmbed>& facts,
+                               const std::atomic<bool>* stop,
                                const std::function<void(size_t, size_t)>& progress,
                                std::vector<std::string>* warnings);
 
   // The background step: embeds up to backfill_batch_max missing facts.
   void BackfillStep(const std::atomic<bool>& stop);
 
-  EngineOptions options_;
+  mutable std::mutex options_mutex_;
+  std::shared_ptr<const EngineOptions> options_;  // guarded by options_mutex_
   std::unique_ptr<FactStore> store_;
   VectorStore vectors_;
-  int64_t space_id_ = 0;                // 0 until the active space exists; guarded by mutex_
-  std::unique_ptr<VectorCache> cache_;  // guarded by mutex_
+  HypothesisStore hypotheses_;
+  // The last space looked up: its key and id; guarded by mutex_.
+  std::string space_key_;
+  int64_t space_id_ = 0;
+  std::unique_ptr<VectorCache> cache_;  // one space's vectors; guarded by mutex_
   std::mutex mutex_;
   // Last: stopped and joined before anything it uses is destroyed.
   std::unique_ptr<BackfillWorker> worker_;

@@ -13,6 +13,7 @@
 
 #include "src/common/utf8.h"
 #include "src/engine/engine_impl.h"
+#include "src/hyde/hyde.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/rank/fusion.h"
 #include "src/rank/temporal.h"
@@ -50,40 +51,114 @@ Gathered FromRankInput(RankInput&& r) {
 
 }  // namespace
 
+Result<std::vector<float>> EngineImpl::EmbedOne(const Embedder& embedder, const std::string& text,
+                                                EmbedPurpose purpose) const {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::vector<float>> embedded,
+                          embedder.Embed({text}, purpose));
+  if (embedded.size() != 1) {
+    return Unavailable("embedder " + embedder.Space().Key() + " returned " +
+                       std::to_string(embedded.size()) + " vectors for 1 text");
+  }
+  std::vector<float> v = std::move(embedded[0]);
+  ENGRAM_RETURN_IF_ERROR(CheckVector(v, embedder.Space().dimension));
+  ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(v));
+  return v;
+}
+
+void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query, bool semantic,
+                         LexicalQuery* lexical_query, std::vector<float>* hypothesis_vector,
+                         SearchResponse* response) {
+  HydeReport& report = response->hyde;
+  report.enabled = true;
+  report.llm = options.llm->Name();
+  const Timestamp now = options.clock->NowMillis();
+  HypothesisCache cache;
+  cache.get = [this](const std::string& llm, int version, const std::string& q) {
+    std::lock_guard lock(mutex_);
+    return hypotheses_.Get(HypothesisKey{llm, version, q});
+  };
+  cache.put = [this, now](const std::string& llm, int version, const std::string& q,
+                          const std::string& hypothesis) {
+    std::lock_guard lock(mutex_);
+    return store_->Transact([&] {
+      return hypotheses_.Put(HypothesisKey{llm, version, q}, hypothesis, now);
+    });
+  };
+  HydeOutcome outcome = Hypothesize(*options.llm, query, options.hyde, &cache);
+  report.hypothesis = std::move(outcome.hypothesis);
+  report.cached = outcome.cached;
+  report.fallbacks = std::move(outcome.fallbacks);
+  if (report.hypothesis.empty()) return;
+  report.keywords = HydeKeywords(query, report.hypothesis, options.hyde.num_keywords);
+  ExpandQuery(lexical_query, report.keywords);
+  if (semantic && options.hyde.use_vectors) {
+    // The hypothesis reads like a note, so it is embedded as one.
+    auto v = EmbedOne(*options.embedder, report.hypothesis, EmbedPurpose::kDocument);
+    if (v.ok()) {
+      *hypothesis_vector = std::move(*v);
+    } else {
+      report.fallbacks.push_back("hypothesis not embedded: " + v.status().message());
+    }
+  }
+}
+
 Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
+  const std::shared_ptr<const EngineOptions> opts = Options();
   size_t bad = 0;
   if (!IsValidUtf8(query, &bad)) {
     return InvalidArgument("engine: search: query: invalid UTF-8 at byte " +
                            std::to_string(bad + 1));
   }
-  const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
-  SearchResponse response;
-  const LexicalQuery lexical_query = AnalyzeQuery(query);
-  response.query_terms = lexical_query.terms;
-  response.language = lexical_query.language;
-
-  // The query vector, outside the lock: embedding is the slow part.
-  std::vector<float> query_vector;
-  if (options_.embedder && UsesSemantic(options.mode) && !query.empty()) {
-    auto embedded = options_.embedder->Embed({query}, EmbedPurpose::kQuery);
-    Status ok = embedded.ok() ? Status::OK() : embedded.status();
-    if (ok.ok() && embedded->size() == 1) {
-      query_vector = std::move((*embedded)[0]);
-      ok = CheckVector(query_vector, options_.embedder->Space().dimension);
-      if (ok.ok()) ok = NormalizeInPlace(query_vector);
-    }
-    if (!ok.ok()) {
-      response.warnings.push_back("semantic signal off for this search: query not embedded: " +
-                                  ok.message());
-      query_vector.clear();
-    }
-  } else if (!options_.embedder && options.mode == FusionMode::kSemantic) {
+  if (!opts->embedder && options.mode == FusionMode::kSemantic) {
     return FailedPrecondition(
         "engine: search: semantic mode needs an embedding provider; none is configured");
   }
+  const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
+  SearchResponse response;
+  LexicalQuery lexical_query = AnalyzeQuery(query);
+  response.language = lexical_query.language;
+  const bool semantic = opts->embedder && UsesSemantic(options.mode) && !query.empty();
+
+  // HyDE and the query vector, outside the lock: the LLM and the embedder
+  // are the slow part.
+  std::vector<float> hypothesis_vector;
+  if (opts->hyde.enabled && opts->llm && options.hyde && !query.empty() &&
+      options.mode != FusionMode::kTemporal) {
+    RunHyde(*opts, query, semantic, &lexical_query, &hypothesis_vector, &response);
+  }
+  response.query_terms = lexical_query.terms;
+  std::vector<float> query_vector;
+  if (semantic) {
+    std::vector<float> own;
+    const bool need_own = hypothesis_vector.empty() || opts->hyde.embed != HydeEmbed::kHypothesis;
+    if (need_own) {
+      auto v = EmbedOne(*opts->embedder, query, EmbedPurpose::kQuery);
+      if (v.ok()) {
+        own = std::move(*v);
+      } else {
+        response.warnings.push_back("query not embedded: " + v.status().message());
+      }
+    }
+    query_vector = HydeSearchVector(own, hypothesis_vector, opts->hyde.embed);
+    if (query_vector.empty()) {
+      response.warnings.push_back("semantic signal off for this search: nothing was embedded");
+    }
+    if (response.hyde.enabled && !query_vector.empty()) {
+      const bool used_own =
+          !own.empty() && (hypothesis_vector.empty() || opts->hyde.embed != HydeEmbed::kHypothesis);
+      const bool used_hypothesis =
+          !hypothesis_vector.empty() && (own.empty() || opts->hyde.embed != HydeEmbed::kQuery);
+      response.hyde.vector = used_own && used_hypothesis ? "query+hypothesis"
+                             : used_own                  ? "query"
+                                                         : "hypothesis";
+    }
+  }
+  for (const std::string& f : response.hyde.fallbacks) {
+    response.warnings.push_back("hyde: " + f);
+  }
 
   std::lock_guard lock(mutex_);
-  const Timestamp now = options_.clock->NowMillis();
+  const Timestamp now = opts->clock->NowMillis();
   std::vector<Gathered> gathered;
   std::vector<StoredFact> facts;
   FusionResult fused;
@@ -93,7 +168,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     std::unordered_map<int64_t, size_t> by_rowid;
     if (UsesLexical(options.mode)) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                              SearchLexical(store_->db(), lexical_query, scopes, options_.bm25));
+                              SearchLexical(store_->db(), lexical_query, scopes, opts->bm25));
       for (LexicalHit& h : hits) {
         by_rowid[h.rowid] = gathered.size();
         gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
@@ -101,17 +176,20 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
                                     std::move(h.matched)});
       }
     }
-    if (!query_vector.empty() && space_id_ != 0) {
-      VectorCache* cache = CacheLocked();
+    int64_t space_id = 0;
+    if (!query_vector.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(space_id, FindSpaceLocked(*opts->embedder));
+    }
+    if (space_id != 0) {
+      VectorCache* cache = CacheLocked(*opts, space_id);
       ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->db()->QueryInt("PRAGMA data_version"));
       ENGRAM_RETURN_IF_ERROR(cache->Sync(&vectors_, scopes, version, &response.warnings));
       response.semantic = true;
       const size_t top_k = options.mode == FusionMode::kSemantic
-                               ? std::max(options.k, options_.vector.top_k)
-                               : options_.vector.top_k;
-      ENGRAM_ASSIGN_OR_RETURN(
-          std::vector<VectorHit> vector_hits,
-          cache->Search(query_vector, scopes, top_k, options_.vector.min_cosine));
+                               ? std::max(options.k, opts->vector.top_k)
+                               : opts->vector.top_k;
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorHit> vector_hits,
+                              cache->Search(query_vector, scopes, top_k, opts->vector.min_cosine));
       response.vector_candidates = vector_hits.size();
       std::vector<int64_t> new_rowids;
       for (const VectorHit& v : vector_hits) {
@@ -131,13 +209,13 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           missing_vectors = true;
         }
       }
-    } else if (options_.embedder && UsesSemantic(options.mode) && space_id_ == 0) {
+    } else if (semantic) {
       missing_vectors = true;
     }
     const bool fallback_mode =
         options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
     if (options.mode == FusionMode::kTemporal ||
-        (gathered.empty() && fallback_mode && options_.fusion.temporal_fallback)) {
+        (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
       response.temporal_fallback = options.mode != FusionMode::kTemporal;
       ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store_->RankInputs(scopes));
       gathered.clear();
@@ -153,11 +231,11 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       c.scope = g.scope;
       c.lexical = g.lexical;
       c.semantic = g.semantic;
-      c.temporal = TemporalScore(g.access_count, g.last_accessed, now, options_.temporal);
+      c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts->temporal);
       candidates.push_back(std::move(c));
     }
     response.candidates = candidates.size();
-    FusionOptions fusion = options_.fusion;
+    FusionOptions fusion = opts->fusion;
     if (options.weights) fusion.weights = *options.weights;
     fused = Fuse(candidates, options.mode, fusion);
     fused.ranked.resize(std::min(options.k, fused.ranked.size()));
@@ -168,7 +246,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     return Status::OK();
   });
   if (!read.ok()) return read.WithContext("engine: search");
-  if (missing_vectors && worker_) worker_->Poke();
+  if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
 
   if (options.record_access && !facts.empty()) {
     std::vector<int64_t> rowids;

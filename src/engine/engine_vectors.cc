@@ -11,37 +11,53 @@
 
 namespace engram {
 
-Result<int64_t> EngineImpl::EnsureSpaceLocked() {
-  if (space_id_ != 0) return space_id_;
+Result<int64_t> EngineImpl::EnsureSpaceLocked(const Embedder& embedder, Timestamp now) {
+  const std::string key = embedder.Space().Key();
+  if (space_id_ != 0 && key == space_key_) return space_id_;
   Result<int64_t> id = Internal("engine: space not created");
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
-    id = vectors_.EnsureSpace(options_.embedder->Space(), options_.clock->NowMillis());
+    id = vectors_.EnsureSpace(embedder.Space(), now);
     return id.status();
   }));
+  space_key_ = key;
   space_id_ = *id;
   return space_id_;
 }
 
-VectorCache* EngineImpl::CacheLocked() {
-  if (!cache_) {
-    const EmbeddingSpace& space = options_.embedder->Space();
-    cache_ = std::make_unique<VectorCache>(space_id_, space.Key(), space.dimension, options_.vector,
-                                           options_.db_path + ".vindex");
+Result<int64_t> EngineImpl::FindSpaceLocked(const Embedder& embedder) {
+  const std::string key = embedder.Space().Key();
+  if (space_id_ != 0 && key == space_key_) return space_id_;
+  auto found = vectors_.FindSpace(embedder.Space());
+  if (!found.ok()) {
+    if (found.status().code() == StatusCode::kNotFound) return 0;
+    return found.status();
+  }
+  space_key_ = key;
+  space_id_ = *found;
+  return space_id_;
+}
+
+VectorCache* EngineImpl::CacheLocked(const EngineOptions& options, int64_t space_id) {
+  if (!cache_ || cache_->space_id() != space_id) {
+    const EmbeddingSpace& space = options.embedder->Space();
+    cache_ = std::make_unique<VectorCache>(space_id, space.Key(), space.dimension, options.vector,
+                                           options.db_path + ".vindex");
   }
   return cache_.get();
 }
 
-Result<size_t> EngineImpl::EmbedAndStore(const std::vector<FactToEmbed>& facts,
+Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
+                                         const std::vector<FactToEmbed>& facts,
                                          const std::atomic<bool>* stop,
                                          const std::function<void(size_t, size_t)>& progress,
                                          std::vector<std::string>* warnings) {
-  const Embedder& embedder = *options_.embedder;
+  const Embedder& embedder = *options.embedder;
   const size_t dimension = embedder.Space().dimension;
-  const size_t batch = std::max<size_t>(1, options_.vector.embed_batch);
+  const size_t batch = std::max<size_t>(1, options.vector.embed_batch);
   int64_t space_id = 0;
   {
     std::lock_guard lock(mutex_);
-    ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked());
+    ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked(embedder, options.clock->NowMillis()));
   }
   size_t stored = 0;
   for (size_t begin = 0; begin < facts.size(); begin += batch) {
@@ -82,53 +98,60 @@ Result<size_t> EngineImpl::EmbedAndStore(const std::vector<FactToEmbed>& facts,
       }
       return Status::OK();
     }));
-    if (cache_) cache_->MarkDirty();
+    if (cache_ && cache_->space_id() == space_id) cache_->MarkDirty();
     if (progress) progress(end, facts.size());
   }
   return stored;
 }
 
 Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
-  if (!options_.embedder) {
+  const std::shared_ptr<const EngineOptions> engine_options = Options();
+  if (!engine_options->embedder) {
     return FailedPrecondition("engine: backfill: no embedding provider is configured");
   }
   std::vector<FactToEmbed> missing;
+  int64_t space_id = 0;
   {
     std::lock_guard lock(mutex_);
-    ENGRAM_ASSIGN_OR_RETURN(int64_t space_id, EnsureSpaceLocked());
+    ENGRAM_ASSIGN_OR_RETURN(
+        space_id, EnsureSpaceLocked(*engine_options->embedder, engine_options->clock->NowMillis()));
     ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
   }
   BackfillReport report;
-  ENGRAM_ASSIGN_OR_RETURN(report.embedded,
-                          EmbedAndStore(missing, nullptr, options.progress, &report.warnings));
+  ENGRAM_ASSIGN_OR_RETURN(report.embedded, EmbedAndStore(*engine_options, missing, nullptr,
+                                                         options.progress, &report.warnings));
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(int64_t remaining, vectors_.CountMissing(space_id_));
+  ENGRAM_ASSIGN_OR_RETURN(int64_t remaining, vectors_.CountMissing(space_id));
   report.remaining = static_cast<size_t>(remaining);
   return report;
 }
 
 void EngineImpl::BackfillStep(const std::atomic<bool>& stop) {
+  const std::shared_ptr<const EngineOptions> options = Options();
+  if (!options->embedder || !options->vector.background_backfill) return;
   std::vector<FactToEmbed> missing;
   {
     std::lock_guard lock(mutex_);
-    auto space_id = EnsureSpaceLocked();
+    auto space_id = EnsureSpaceLocked(*options->embedder, options->clock->NowMillis());
     if (!space_id.ok()) return;  // e.g. a read-only file: nothing can be stored
-    auto found = vectors_.Missing(*space_id, options_.vector.backfill_batch_max);
+    auto found = vectors_.Missing(*space_id, options->vector.backfill_batch_max);
     if (!found.ok() || found->empty()) return;
     missing = std::move(*found);
   }
   std::vector<std::string> warnings;
   // Failures are left for the next step or `engram backfill`, which reports
   // them; a background thread has no one to tell.
-  EmbedAndStore(missing, &stop, {}, &warnings).status().IgnoreError();
+  EmbedAndStore(*options, missing, &stop, {}, &warnings).status().IgnoreError();
 }
 
 Result<int64_t> EngineImpl::PruneVectors() {
-  if (!options_.embedder) {
+  const std::shared_ptr<const EngineOptions> options = Options();
+  if (!options->embedder) {
     return FailedPrecondition("engine: prune: no embedding provider is configured");
   }
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(int64_t space_id, EnsureSpaceLocked());
+  ENGRAM_ASSIGN_OR_RETURN(int64_t space_id,
+                          EnsureSpaceLocked(*options->embedder, options->clock->NowMillis()));
   Result<int64_t> removed = Internal("engine: prune: not run");
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
     removed = vectors_.PruneOtherSpaces(space_id);
@@ -137,7 +160,7 @@ Result<int64_t> EngineImpl::PruneVectors() {
   // Index files of other spaces: space<id>-<hash>.hnsw (vector_cache.h).
   const std::string keep = "space" + std::to_string(space_id) + "-";
   std::error_code ec;
-  for (const auto& file : std::filesystem::directory_iterator(options_.db_path + ".vindex", ec)) {
+  for (const auto& file : std::filesystem::directory_iterator(options->db_path + ".vindex", ec)) {
     const std::string name = file.path().filename().string();
     if (name.rfind("space", 0) == 0 && name.rfind(keep, 0) != 0) {
       std::filesystem::remove(file.path(), ec);

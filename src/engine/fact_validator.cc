@@ -104,6 +104,12 @@ Status ValidateEngineOptions(const EngineOptions& o) {
       l.max_kind_bytes == 0 || l.max_metadata_bytes < 2) {
     return InvalidArgument("engine: options: limits must be positive");
   }
+  if (o.hyde.num_keywords > 20) {
+    return InvalidArgument("engine: options: hyde.num_keywords outside [0, 20]");
+  }
+  if (o.hyde.max_tokens < 16 || o.hyde.max_tokens > 2048) {
+    return InvalidArgument("engine: options: hyde.max_tokens outside [16, 2048]");
+  }
   return Status::OK();
 }
 

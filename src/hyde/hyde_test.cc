@@ -2,39 +2,15 @@
 
 #include <cmath>
 #include <map>
-#include <mutex>
 
 #include <gtest/gtest.h>
+
+#include "tests/test_llms.h"
 
 namespace engram {
 namespace {
 
-// An Llm behind the seam: answers from a table, or fails with `failure`.
-class TableLlm final : public Llm {
- public:
-  const std::string& Name() const override { return name_; }
-  Result<std::string> Complete(const LlmRequest& request) const override {
-    std::lock_guard lock(mutex_);
-    requests_.push_back(request);
-    if (!failure_.ok()) return failure_;
-    auto it = answers_.find(request.user);
-    if (it == answers_.end()) return NotFound("no answer");
-    return it->second;
-  }
-  void Answer(const std::string& q, const std::string& a) { answers_[q] = a; }
-  void Fail(Status s) { failure_ = std::move(s); }
-  std::vector<LlmRequest> requests() const {
-    std::lock_guard lock(mutex_);
-    return requests_;
-  }
-
- private:
-  std::string name_ = "table:test";
-  std::map<std::string, std::string> answers_;
-  Status failure_;
-  mutable std::mutex mutex_;
-  mutable std::vector<LlmRequest> requests_;
-};
+using testing::TableLlm;
 
 // A cache in a map, counting its calls.
 struct MapCache {

@@ -47,6 +47,23 @@ LexicalQuery AnalyzeQuery(std::string_view text) {
   return q;
 }
 
+size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords) {
+  const Language lang = query->language == LanguageName(Language::kPortuguese)
+                            ? Language::kPortuguese
+                            : Language::kEnglish;
+  std::unordered_set<std::string> seen(query->terms.begin(), query->terms.end());
+  size_t added = 0;
+  for (const std::string& keyword : keywords) {
+    for (auto& t : Analyze(keyword, lang)) {
+      if (seen.insert(t.term).second) {
+        query->terms.push_back(std::move(t.term));
+        ++added;
+      }
+    }
+  }
+  return added;
+}
+
 int64_t CountTerms(std::string_view text) { return static_cast<int64_t>(Analyze(text).size()); }
 
 int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }

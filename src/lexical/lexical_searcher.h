@@ -30,6 +30,11 @@ struct LexicalQuery {
 
 LexicalQuery AnalyzeQuery(std::string_view text);
 
+// Appends the terms of `keywords` (HyDE's expansion, DESIGN §5 3a) to
+// `query`, analysed in the query's language, skipping terms it already has.
+// Returns how many terms were added.
+size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords);
+
 // Number of analysed terms in `text`: the field length BM25 normalises by.
 int64_t CountTerms(std::string_view text);
 

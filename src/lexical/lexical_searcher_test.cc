@@ -96,3 +96,26 @@ TEST_F(LexicalSearcherTest, QuotesInQueryAreHarmless) {
 
 }  // namespace
 }  // namespace engram
+
+namespace engram {
+namespace {
+
+TEST(ExpandQueryTest, AddsNewTermsInTheQueryLanguage) {
+  LexicalQuery q = AnalyzeQuery("which port does postgres use");
+  const std::vector<std::string> before = q.terms;
+  // "ports" stems to "port", which the query has; "listening" is new.
+  EXPECT_EQ(ExpandQuery(&q, {"ports", "listening", "5432"}), 2u);
+  ASSERT_EQ(q.terms.size(), before.size() + 2);
+  EXPECT_EQ(std::vector<std::string>(q.terms.begin(), q.terms.begin() + before.size()), before);
+  EXPECT_EQ(q.terms[before.size()], "listen");
+  EXPECT_EQ(q.terms[before.size() + 1], "5432");
+
+  LexicalQuery pt = AnalyzeQuery("qual é a porta que o banco de dados usa");
+  ASSERT_EQ(pt.language, "pt");
+  EXPECT_EQ(ExpandQuery(&pt, {"configurações"}), 1u);
+  // Stemmed with the Portuguese stemmer and accent-folded, as the query is.
+  EXPECT_EQ(pt.terms.back(), AnalyzeQuery("configurações do banco").terms.front());
+}
+
+}  // namespace
+}  // namespace engram
