@@ -44,7 +44,9 @@ class Llm {
   virtual const std::string& Name() const = 0;
   // The model's answer, trimmed. Errors: Unavailable (server down, 429 or
   // 5xx after retries, garbage answer), DeadlineExceeded, FailedPrecondition
-  // (401/403), InvalidArgument (another 4xx). Never a partial answer.
+  // (401/403), InvalidArgument (another 4xx or a blank user message). Never
+  // part of a transfer; an answer the model stopped at max_tokens is
+  // returned as written.
   virtual Result<std::string> Complete(const LlmRequest& request) const = 0;
 };
 

@@ -8,6 +8,10 @@
 // the name it is sure to understand. A base URL ending in "/v1" is taken
 // as the API root (as OpenAI's SDKs expect), so "/v1" is not doubled.
 //
+// Reasoning models (o1, o3, ...) do not fit HyDE: they refuse a temperature
+// other than 1 and spend the token budget on hidden reasoning, so the
+// answer comes back empty (Unavailable "answer held no text").
+//
 // Thread-safety: Complete may be called from several threads at once.
 #ifndef ENGRAM_SRC_LLM_OPENAI_LLM_H_
 #define ENGRAM_SRC_LLM_OPENAI_LLM_H_

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -240,7 +241,9 @@ TEST_P(RemoteLlmTest, SecretsAreNeverInTheErrorOrTheLog) {
   auto seen_mutex = std::make_shared<std::mutex>();
   server_.SetHandler([signatures, seen_mutex](const ReceivedRequest& request) {
     std::string echo;
-    for (const auto& [name, value] : request.headers) echo += name + "=" + value + " ";
+    for (const auto& [name, value] : request.headers) {
+      echo.append(name).append("=").append(value).append(" ");
+    }
     const std::string auth = testing::Header(request, "Authorization");
     const size_t sig = auth.find("Signature=");
     if (sig != std::string::npos) {
@@ -266,6 +269,57 @@ TEST_P(RemoteLlmTest, SecretsAreNeverInTheErrorOrTheLog) {
     EXPECT_THAT(answer.status().message(), Not(HasSubstr(secret)));
     for (const std::string& line : lines) EXPECT_THAT(line, Not(HasSubstr(secret)));
   }
+}
+
+// The API's message is cut to a bounded length; a secret that straddles the
+// cut must not leave its first half behind. Disabled while HttpClient::SendJson
+// cuts the message (ApiErrorMessage) before it redacts: today the first
+// bytes of such a secret reach the error. Enable with that fix.
+TEST_P(RemoteLlmTest, DISABLED_SecretCutShortInTheErrorIsNotLeaked) {
+  server_.SetHandler([](const ReceivedRequest& request) {
+    std::string secret = testing::Header(request, "x-api-key");
+    if (secret.empty()) secret = testing::Header(request, "X-Amz-Security-Token");
+    if (secret.empty()) secret = testing::Header(request, "Authorization").substr(7);  // Bearer
+    const std::string message = std::string(185, 'x') + " " + secret + " rejected";
+    return Json(401, {{"error", {{"message", message}}}, {"message", message}});
+  });
+  std::unique_ptr<Llm> llm = Make();
+  ASSERT_NE(llm, nullptr);
+  Result<std::string> answer = llm->Complete(HydeRequest());
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kFailedPrecondition);
+  for (const std::string secret : {kApiKey, kAwsToken}) {
+    EXPECT_THAT(answer.status().message(), Not(HasSubstr(secret.substr(0, 8))));
+  }
+}
+
+TEST_P(RemoteLlmTest, ConcurrentCallsEachGetTheirOwnAnswer) {
+  const ProviderCase provider = GetParam();
+  server_.SetHandler([provider](const ReceivedRequest& request) {
+    const size_t at = request.body.find("query number ");
+    const std::string number =
+        at == std::string::npos
+            ? "?"
+            : request.body.substr(at + 13, request.body.find('"', at) - at - 13);
+    return Json(200, provider.answer("hypothesis " + number));
+  });
+  std::unique_ptr<Llm> llm = Make();
+  ASSERT_NE(llm, nullptr);
+  constexpr int kThreads = 8;
+  std::vector<std::string> answers(kThreads);
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&llm, &answers, i] {
+      LlmRequest request = HydeRequest();
+      request.user = "query number " + std::to_string(i);
+      Result<std::string> answer = llm->Complete(request);
+      answers[i] = answer.ok() ? *answer : answer.status().ToString();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(answers[i], "hypothesis " + std::to_string(i));
+  EXPECT_EQ(server_.Requests().size(), static_cast<size_t>(kThreads));
 }
 
 TEST_P(RemoteLlmTest, RefusesAnEmptyQueryWithoutACall) {

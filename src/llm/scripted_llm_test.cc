@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 
 // A file in the test's temporary directory holding `contents`.
 std::string WriteFile(const std::string& name, const std::string& contents) {
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
   std::ofstream(path, std::ios::binary) << contents;
   return path;
 }
@@ -100,7 +100,7 @@ TEST(ScriptedLlmTest, SkipsBlankLinesButCountsThem) {
 
 TEST(ScriptedLlmTest, MalformedLineNamesTheFileAndTheLine) {
   const std::string good = "{\"query\": \"a\", \"hypothesis\": \"b\"}\n\n";
-  const char* const kBadLines[] = {
+  const char* const bad_lines[] = {
       "{\"query\": \"q\", \"hypothesis\": ",  // cut short
       "not json at all",
       "[\"query\", \"hypothesis\"]",
@@ -113,8 +113,10 @@ TEST(ScriptedLlmTest, MalformedLineNamesTheFileAndTheLine) {
       "{\"query\": \"q\", \"hypothesis\": \"\"}",
       "{\"query\": \"\xff\xfe\", \"hypothesis\": \"h\"}",  // not UTF-8
   };
-  for (const char* bad : kBadLines) {
-    const std::string path = WriteFile("bad.jsonl", good + bad + "\n" + good);
+  for (const char* bad : bad_lines) {
+    std::string contents = good;
+    contents.append(bad).append("\n").append(good);
+    const std::string path = WriteFile("bad.jsonl", contents);
     Result<std::unique_ptr<Llm>> llm = CreateLlm("scripted:" + path, LlmOptions{});
     ASSERT_FALSE(llm.ok()) << bad;
     EXPECT_EQ(llm.status().code(), StatusCode::kInvalidArgument) << bad;
