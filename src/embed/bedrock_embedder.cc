@@ -29,7 +29,7 @@ constexpr KnownModel kModels[] = {
 
 Result<std::unique_ptr<BedrockEmbedder>> BedrockEmbedder::Create(
     std::string model, const EmbedderOptions& options, std::shared_ptr<const HttpClient> client) {
-  if (model.empty()) model = kBedrockDefaultModel;
+  if (model.empty()) model = kBedrockEmbedDefaultModel;
   Format format = Format::kCohere;
   if (model == kTitanV2) {
     format = Format::kTitanV2;

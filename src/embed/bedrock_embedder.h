@@ -24,11 +24,11 @@
 
 namespace engram {
 
-inline constexpr char kBedrockDefaultModel[] = "amazon.titan-embed-text-v2:0";
+inline constexpr char kBedrockEmbedDefaultModel[] = "amazon.titan-embed-text-v2:0";
 
 class BedrockEmbedder final : public RemoteEmbedder {
  public:
-  // `model` empty: kBedrockDefaultModel. `client` null: DefaultHttpClient of
+  // `model` empty: kBedrockEmbedDefaultModel. `client` null: DefaultHttpClient of
   // options.remote. InvalidArgument for an unknown model, a dimension the
   // model cannot give, or missing AWS credentials; no call is made.
   static Result<std::unique_ptr<BedrockEmbedder>> Create(

@@ -20,7 +20,7 @@ constexpr KnownModel kModels[] = {
 Result<std::unique_ptr<OllamaEmbedder>> OllamaEmbedder::Create(
     std::string model, const EmbedderOptions& options, std::shared_ptr<const HttpClient> client) {
   constexpr std::string_view kWhat = "embed: ollama";
-  if (model.empty()) model = kOllamaDefaultModel;
+  if (model.empty()) model = kOllamaEmbedDefaultModel;
   constexpr std::string_view kLatest = ":latest";
   std::string_view name = model;
   if (name.ends_with(kLatest)) name.remove_suffix(kLatest.size());

@@ -18,11 +18,11 @@
 
 namespace engram {
 
-inline constexpr char kOllamaDefaultModel[] = "nomic-embed-text";
+inline constexpr char kOllamaEmbedDefaultModel[] = "nomic-embed-text";
 
 class OllamaEmbedder final : public RemoteEmbedder {
  public:
-  // `model` empty: kOllamaDefaultModel. `client` null: DefaultHttpClient of
+  // `model` empty: kOllamaEmbedDefaultModel. `client` null: DefaultHttpClient of
   // options.remote. InvalidArgument for a dimension the model cannot give,
   // or none given for an unknown model; no call is made.
   static Result<std::unique_ptr<OllamaEmbedder>> Create(

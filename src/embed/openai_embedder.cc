@@ -18,7 +18,7 @@ constexpr KnownModel kModels[] = {
 Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(
     std::string model, const EmbedderOptions& options, std::shared_ptr<const HttpClient> client) {
   constexpr std::string_view kWhat = "embed: openai";
-  if (model.empty()) model = kOpenAiDefaultModel;
+  if (model.empty()) model = kOpenAiEmbedDefaultModel;
   ENGRAM_RETURN_IF_ERROR(RequireApiKey(options.remote, kWhat, "OPENAI_API_KEY"));
   ENGRAM_ASSIGN_OR_RETURN(size_t dimension,
                           ChooseDimension(kWhat, model, kModels, options.dimensions));

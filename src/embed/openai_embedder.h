@@ -20,11 +20,11 @@
 
 namespace engram {
 
-inline constexpr char kOpenAiDefaultModel[] = "text-embedding-3-small";
+inline constexpr char kOpenAiEmbedDefaultModel[] = "text-embedding-3-small";
 
 class OpenAiEmbedder final : public RemoteEmbedder {
  public:
-  // `model` empty: kOpenAiDefaultModel. `client` null: DefaultHttpClient of
+  // `model` empty: kOpenAiEmbedDefaultModel. `client` null: DefaultHttpClient of
   // options.remote. InvalidArgument for a dimension the model cannot give or
   // a missing key; no call is made.
   static Result<std::unique_ptr<OpenAiEmbedder>> Create(

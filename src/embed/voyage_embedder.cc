@@ -27,7 +27,7 @@ constexpr KnownModel kModels[] = {
 Result<std::unique_ptr<VoyageEmbedder>> VoyageEmbedder::Create(
     std::string model, const EmbedderOptions& options, std::shared_ptr<const HttpClient> client) {
   constexpr std::string_view kWhat = "embed: voyage";
-  if (model.empty()) model = kVoyageDefaultModel;
+  if (model.empty()) model = kVoyageEmbedDefaultModel;
   ENGRAM_RETURN_IF_ERROR(RequireApiKey(options.remote, kWhat, "VOYAGE_API_KEY"));
   ENGRAM_ASSIGN_OR_RETURN(size_t dimension,
                           ChooseDimension(kWhat, model, kModels, options.dimensions));

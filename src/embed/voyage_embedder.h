@@ -20,11 +20,11 @@
 
 namespace engram {
 
-inline constexpr char kVoyageDefaultModel[] = "voyage-3.5";
+inline constexpr char kVoyageEmbedDefaultModel[] = "voyage-3.5";
 
 class VoyageEmbedder final : public RemoteEmbedder {
  public:
-  // `model` empty: kVoyageDefaultModel. `client` null: DefaultHttpClient of
+  // `model` empty: kVoyageEmbedDefaultModel. `client` null: DefaultHttpClient of
   // options.remote. InvalidArgument for a dimension the model cannot give or
   // a missing key (unless base_url is set); no call is made.
   static Result<std::unique_ptr<VoyageEmbedder>> Create(

@@ -15,7 +15,7 @@
 
 namespace engram {
 
-inline constexpr char kAnthropicDefaultModel[] = "claude-3-5-haiku-latest";
+inline constexpr char kAnthropicLlmDefaultModel[] = "claude-3-5-haiku-latest";
 // The API version every request pins (the only one Anthropic has issued
 // for the Messages API).
 inline constexpr char kAnthropicVersion[] = "2023-06-01";

@@ -17,7 +17,7 @@
 
 namespace engram {
 
-inline constexpr char kBedrockDefaultModel[] = "anthropic.claude-3-haiku-20240307-v1:0";
+inline constexpr char kBedrockLlmDefaultModel[] = "anthropic.claude-3-haiku-20240307-v1:0";
 
 class BedrockLlm final : public Llm {
  public:

@@ -19,14 +19,16 @@ Result<std::unique_ptr<Llm>> CreateLlm(const std::string& spec, const LlmOptions
   const auto model_or = [&rest](const char* fallback) {
     return rest.empty() ? std::string(fallback) : rest;
   };
-  if (provider == "openai") return OpenAiLlm::Create(model_or(kOpenAiDefaultModel), options.remote);
+  if (provider == "openai")
+    return OpenAiLlm::Create(model_or(kOpenAiLlmDefaultModel), options.remote);
   if (provider == "anthropic") {
-    return AnthropicLlm::Create(model_or(kAnthropicDefaultModel), options.remote);
+    return AnthropicLlm::Create(model_or(kAnthropicLlmDefaultModel), options.remote);
   }
   if (provider == "bedrock") {
-    return BedrockLlm::Create(model_or(kBedrockDefaultModel), options.remote);
+    return BedrockLlm::Create(model_or(kBedrockLlmDefaultModel), options.remote);
   }
-  if (provider == "ollama") return OllamaLlm::Create(model_or(kOllamaDefaultModel), options.remote);
+  if (provider == "ollama")
+    return OllamaLlm::Create(model_or(kOllamaLlmDefaultModel), options.remote);
   if (provider == "scripted") {
     if (rest.empty()) {
       return InvalidArgument("llm: spec '" + spec + "': expected scripted:FILE");

@@ -14,7 +14,7 @@
 
 namespace engram {
 
-inline constexpr char kOllamaDefaultModel[] = "llama3.2";
+inline constexpr char kOllamaLlmDefaultModel[] = "llama3.2";
 
 class OllamaLlm final : public Llm {
  public:

@@ -25,7 +25,7 @@
 
 namespace engram {
 
-inline constexpr char kOpenAiDefaultModel[] = "gpt-4o-mini";
+inline constexpr char kOpenAiLlmDefaultModel[] = "gpt-4o-mini";
 
 class OpenAiLlm final : public Llm {
  public:
