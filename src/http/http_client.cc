@@ -251,8 +251,13 @@ Result<nlohmann::json> HttpClient::SendJson(const HttpRequest& request,
       return Unavailable(prefix + ": malformed JSON in the answer: " + e.what());
     }
   }
+  // Redacted before the API's message is cut to length: a secret the server
+  // echoes across the cut would otherwise leave its first bytes behind.
+  HttpResponse redacted = response;
+  redacted.body = Redact(response.body, request.secrets);
+  for (auto& header : redacted.headers) header.second = Redact(header.second, request.secrets);
   std::string message = prefix + ": HTTP " + std::to_string(response.status);
-  if (const std::string api = ApiErrorMessage(response); !api.empty()) message += ": " + api;
+  if (const std::string api = ApiErrorMessage(redacted); !api.empty()) message += ": " + api;
   message = Redact(message, request.secrets);
   if (IsRetryableStatus(response.status)) return Unavailable(std::move(message));
   if (response.status == 401 || response.status == 403) {

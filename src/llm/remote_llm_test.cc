@@ -272,10 +272,9 @@ TEST_P(RemoteLlmTest, SecretsAreNeverInTheErrorOrTheLog) {
 }
 
 // The API's message is cut to a bounded length; a secret that straddles the
-// cut must not leave its first half behind. Disabled while HttpClient::SendJson
-// cuts the message (ApiErrorMessage) before it redacts: today the first
-// bytes of such a secret reach the error. Enable with that fix.
-TEST_P(RemoteLlmTest, DISABLED_SecretCutShortInTheErrorIsNotLeaked) {
+// cut must not leave its first half behind (regression: the message was cut
+// before it was redacted).
+TEST_P(RemoteLlmTest, SecretCutShortInTheErrorIsNotLeaked) {
   server_.SetHandler([](const ReceivedRequest& request) {
     std::string secret = testing::Header(request, "x-api-key");
     if (secret.empty()) secret = testing::Header(request, "X-Amz-Security-Token");
