@@ -48,6 +48,14 @@ for name in scifact cranfield; do
   ENGRAM_EMBED_PROVIDER=local:use-lite-en-windows "$engram" eval "$datasets/$name" \
     --compare lexical,semantic,blended --json > "$work/windows-$name.json"
 done
+# HyDE with recorded hypotheses (eval/hypotheses/): each run without and
+# with HyDE, on the queries the file covers.
+hypotheses=eval/hypotheses/locomo-dev.jsonl
+if [ -f "$datasets/locomo-dev/corpus.jsonl" ] && [ -f "$hypotheses" ]; then
+  echo "results: evaluating locomo-dev with recorded HyDE hypotheses" >&2
+  "$engram" eval "$datasets/locomo-dev" --compare lexical,blended \
+    --llm "scripted:$hypotheses" --hyde-queries-only --json > "$work/hyde-locomo-dev.json"
+fi
 echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
 if [ -x "$(dirname "$engram")/bench/embed_speed" ]; then
@@ -159,6 +167,27 @@ for k in keys:
     print(f"| {k[8:-1]} | " + " | ".join(f"{v:.4f}" for v in vals) +
           f" | {sum(vals) / len(vals):.4f} |")
 print()
+hyde_path = os.path.join(work, "hyde-locomo-dev.json")
+if os.path.exists(hyde_path):
+    h = json.load(open(hyde_path))
+    r = h["results"]
+    print("### HyDE with recorded hypotheses (locomo-dev)\n")
+    print("`engram eval ../shared/datasets/locomo-dev --compare lexical,blended --llm "
+          "scripted:eval/hypotheses/locomo-dev.jsonl --hyde-queries-only`. **Recorded "
+          "hypotheses, not a live LLM**: each was written from its question alone, following "
+          "the HyDE prompt, without the corpus or the judgements (eval/hypotheses/README.md). "
+          f"Only the {h['hyde_queries_kept']} of {h['hyde_queries_total']} queries the file "
+          f"covers (every 21st) are scored, {h['queries']} of them with a relevant document; "
+          "each mode runs without and with HyDE on the same queries.\n")
+    print("| metric | " + " | ".join(r) + " |")
+    print("|---|" + "---|" * len(r))
+    for metric in ("nDCG@10", "recall@10", "MRR@10", "P@1"):
+        print(f"| {metric} | " + " | ".join(f"{r[m][metric]:.4f}" for m in r) + " |")
+    print()
+    for mode, counts in h["hyde"].items():
+        print(f"- {mode}: {counts['hypotheses']} queries with a hypothesis, "
+              f"{counts['fallbacks']} fallbacks.")
+    print()
 speed = json.load(open(os.path.join(work, "speed.json")))
 print("## Speed\n")
 print("`bench/cli_speed.sh` (whole processes, wall clock, median of several runs; "

@@ -36,6 +36,13 @@ struct EvalOptions {
   // Options of the temporary store (BM25, weights, ...); db_path and clock
   // are set by the evaluation.
   EngineOptions engine;
+  // With HyDE on (engine.llm set and engine.hyde.enabled), each run above
+  // is made twice on the same queries: without HyDE, then with it (named
+  // "<name>+hyde"). Hypotheses come from the LLM (a scripted one replays
+  // recorded hypotheses).
+  // Evaluate only the queries the LLM writes a hypothesis for, so that a
+  // recorded file covering a subset compares like with like. Default false.
+  bool hyde_queries_only = false;
   // Called with ("index" | "embed" | "search", done, total). May be empty.
   std::function<void(const std::string&, size_t, size_t)> progress;
 };
@@ -56,6 +63,9 @@ struct EvalModeResult {
   std::map<std::string, std::map<std::string, double>> per_query;
   std::map<std::string, std::vector<EvalRankedDoc>> run;  // query id -> ranking
   double seconds = 0.0;                                   // wall time of the queries
+  bool hyde = false;                                      // HyDE was on for this run
+  size_t hypotheses = 0;      // queries that got a hypothesis (HyDE runs)
+  size_t hyde_fallbacks = 0;  // queries where HyDE fell back (HyDE runs)
 };
 
 struct EvalReport {
@@ -64,6 +74,9 @@ struct EvalReport {
   size_t facts = 0;              // facts after merging identical rows
   size_t skipped_documents = 0;  // rows no fact can hold (empty text, ...)
   size_t queries = 0;            // queries averaged
+  // HyDE runs with hyde_queries_only: the queries kept, of how many.
+  size_t hyde_queries_kept = 0;
+  size_t hyde_queries_total = 0;
   double index_seconds = 0.0;
   std::vector<EvalModeResult> modes;
 };

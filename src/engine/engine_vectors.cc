@@ -38,7 +38,7 @@ Result<int64_t> EngineImpl::FindSpaceLocked(const Embedder& embedder) {
 }
 
 VectorCache* EngineImpl::CacheLocked(const EngineOptions& options, int64_t space_id) {
-  if (!cache_ || cache_->space_id() != space_id) {
+  if (!cache_ || cache_->SpaceId() != space_id) {
     const EmbeddingSpace& space = options.embedder->Space();
     cache_ = std::make_unique<VectorCache>(space_id, space.Key(), space.dimension, options.vector,
                                            options.db_path + ".vindex");
@@ -98,7 +98,7 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
       }
       return Status::OK();
     }));
-    if (cache_ && cache_->space_id() == space_id) cache_->MarkDirty();
+    if (cache_ && cache_->SpaceId() == space_id) cache_->MarkDirty();
     if (progress) progress(end, facts.size());
   }
   return stored;

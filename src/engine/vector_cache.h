@@ -47,7 +47,7 @@ class VectorCache {
   VectorCache(int64_t space_id, std::string space_key, size_t dimension, VectorOptions options,
               std::string index_dir);
 
-  int64_t space_id() const { return space_id_; }
+  int64_t SpaceId() const { return space_id_; }
 
   // Next Sync re-reads every loaded scope (this engine wrote).
   void MarkDirty();

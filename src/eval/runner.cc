@@ -123,15 +123,45 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     FusionMode mode;
     std::optional<FusionWeights> weights;
     std::string name;
+    bool hyde = false;
   };
+  const bool hyde = options.engine.llm && options.engine.hyde.enabled;
   std::vector<Variant> variants;
-  for (FusionMode mode : options.modes) {
-    variants.push_back({mode, std::nullopt, std::string(FusionModeName(mode))});
-  }
+  const auto add = [&](FusionMode mode, std::optional<FusionWeights> weights, std::string name) {
+    variants.push_back({mode, weights, name, false});
+    if (hyde) variants.push_back({mode, weights, name + "+hyde", true});
+  };
+  for (FusionMode mode : options.modes) add(mode, std::nullopt, std::string(FusionModeName(mode)));
   for (const FusionWeights& w : options.blend_weights) {
     std::ostringstream name;
     name << "blended[" << w.semantic << "/" << w.lexical << "/" << w.temporal << "]";
-    variants.push_back({FusionMode::kBlended, w, name.str()});
+    add(FusionMode::kBlended, w, name.str());
+  }
+  if (hyde && options.hyde_queries_only) {
+    // Ask once per query (the answer is cached for the runs below) and keep
+    // the queries that got a hypothesis, with their judgements.
+    std::vector<EvalQuery> kept;
+    Qrels kept_qrels;
+    for (EvalQuery& q : dataset.queries) {
+      SearchOptions probe;
+      probe.k = 1;
+      probe.scopes = {q.scope};
+      probe.mode = FusionMode::kLexical;
+      probe.record_access = false;
+      ENGRAM_ASSIGN_OR_RETURN(SearchResponse response, engine->Search(q.text, probe));
+      if (response.hyde.hypothesis.empty()) continue;
+      if (auto it = dataset.qrels.find(q.id); it != dataset.qrels.end()) {
+        kept_qrels[q.id] = it->second;
+      }
+      kept.push_back(std::move(q));
+    }
+    report.hyde_queries_total = dataset.queries.size();
+    report.hyde_queries_kept = kept.size();
+    if (kept.empty()) {
+      return FailedPrecondition("eval: " + dataset.name + ": the LLM gave no query a hypothesis");
+    }
+    dataset.queries = std::move(kept);
+    dataset.qrels = std::move(kept_qrels);
   }
   MetricOptions metric_options;
   for (const Variant& variant : variants) {
@@ -139,6 +169,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     EvalModeResult result;
     result.mode = mode;
     result.name = variant.name;
+    result.hyde = variant.hyde;
     EvalRun run;
     const auto start = std::chrono::steady_clock::now();
     size_t done = 0;
@@ -150,7 +181,11 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
       search.mode = mode;
       search.weights = variant.weights;
       search.record_access = false;
+      search.hyde = variant.hyde;
       ENGRAM_ASSIGN_OR_RETURN(SearchResponse response, engine->Search(q.text, search));
+      if (variant.hyde) {
+        ++(response.hyde.hypothesis.empty() ? result.hyde_fallbacks : result.hypotheses);
+      }
       std::vector<ScoredDoc>& ranked = run[q.id];
       std::vector<EvalRankedDoc>& shown = result.run[q.id];
       for (const SearchHit& hit : response.hits) {

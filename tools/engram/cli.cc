@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <iostream>
+#include <mutex>
+
+#include "engram/llm.h"
 
 namespace engram::cli {
 
@@ -31,14 +34,36 @@ Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& 
   if (embedding == Embedding::kNone || config.embed_provider == "null") {
     return std::shared_ptr<const Embedder>();
   }
-  EmbedderOptions embedder_options;
-  embedder_options.models_dir = config.models_dir;
+  EmbedderOptions embedder_options = config.embedder;
+  if (verbose_) embedder_options.remote.log = LogSink();
   auto embedder = CreateEmbedder(config.embed_provider, embedder_options);
   if (embedder.ok()) return std::shared_ptr<const Embedder>(std::move(*embedder));
   if (embedding == Embedding::kRequired) return embedder.status();
   err_ << "engram: warning: semantic signal off (keyword-only): " << embedder.status().message()
        << "\n";
   return std::shared_ptr<const Embedder>();
+}
+
+std::shared_ptr<const Llm> Cli::LoadLlm(const ResolvedConfig& config) {
+  if (!config.engine.hyde.enabled) return nullptr;
+  if (config.llm_spec.empty()) {
+    err_ << "engram: warning: HyDE is enabled but no LLM is configured (llm.provider); "
+            "searching without it\n";
+    return nullptr;
+  }
+  LlmOptions options = config.llm;
+  if (verbose_) options.remote.log = LogSink();
+  auto llm = CreateLlm(config.llm_spec, options);
+  if (llm.ok()) return std::shared_ptr<const Llm>(std::move(*llm));
+  err_ << "engram: warning: HyDE off: " << llm.status().message() << "\n";
+  return nullptr;
+}
+
+std::function<void(std::string_view)> Cli::LogSink() {
+  return [this](std::string_view line) {
+    std::lock_guard lock(log_mutex_);
+    err_ << "engram: " << line << "\n";
+  };
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {
@@ -80,6 +105,8 @@ int Cli::Run(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.add_option("--db", db_flag_, "SQLite database file (default: $ENGRAM_HOME/memory.db)");
+  app.add_flag("-v,--verbose", verbose_,
+               "Log provider retries and their causes to stderr (secrets redacted)");
   RegisterAdd(app, *this);
   RegisterImport(app, *this);
   RegisterList(app, *this);

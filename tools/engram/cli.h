@@ -8,7 +8,9 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -44,6 +46,9 @@ class Cli {
   // null; for kRequired, its error.
   Result<std::shared_ptr<const Embedder>> LoadEmbedder(const ResolvedConfig& config,
                                                        Embedding embedding);
+  // The LLM for HyDE: null unless hyde.enabled; a provider that cannot be
+  // created gives a warning and null (the search runs without HyDE).
+  std::shared_ptr<const Llm> LoadLlm(const ResolvedConfig& config);
   // The same with a configuration already resolved (flags applied).
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Prints "engram: <message>" and returns the exit code for `status`.
@@ -67,8 +72,13 @@ class Cli {
  private:
   std::ostream& out_;
   std::ostream& err_;
+  // Writes provider log lines to err_ (--verbose).
+  std::function<void(std::string_view)> LogSink();
+
   ConfigFlags flags_;
   std::string db_flag_;
+  bool verbose_ = false;
+  std::mutex log_mutex_;
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
 };
 

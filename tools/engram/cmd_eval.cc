@@ -38,7 +38,18 @@ void PrintTable(std::ostream& out, const EvalReport& r) {
   out << "dataset " << r.dataset << ": " << r.documents << " documents (" << r.facts << " facts";
   if (r.skipped_documents > 0) out << ", " << r.skipped_documents << " empty rows skipped";
   out << "), " << r.queries << " queries averaged; indexed in " << std::fixed
-      << std::setprecision(1) << r.index_seconds << " s\n\n";
+      << std::setprecision(1) << r.index_seconds << " s\n";
+  if (r.hyde_queries_total > 0) {
+    out << "HyDE: only the " << r.hyde_queries_kept << " of " << r.hyde_queries_total
+        << " queries the LLM wrote a hypothesis for\n";
+  }
+  for (const auto& m : r.modes) {
+    if (m.hyde) {
+      out << "HyDE in " << m.name << ": " << m.hypotheses << " hypotheses, " << m.hyde_fallbacks
+          << " fallbacks\n";
+    }
+  }
+  out << "\n";
   out << std::left << std::setw(12) << "metric";
   for (const auto& m : r.modes) out << std::right << std::setw(10) << m.name << " ";
   for (size_t i = 1; i < r.modes.size(); ++i) out << std::setw(12) << ("d " + r.modes[i].name);
@@ -76,6 +87,8 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     size_t depth = 100;
     std::string run_file;
     std::string weights;
+    std::string llm;
+    bool hyde_queries_only = false;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -94,9 +107,18 @@ void RegisterEval(CLI::App& app, Cli& cli) {
   sub->add_option("--weights", args->weights,
                   "Also run blended with each weight set, e.g. 0.3/0.55/0.15,0.4/0.45/0.15 "
                   "(semantic/lexical/temporal; the corpus is embedded once)");
+  sub->add_option("--llm", args->llm,
+                  "Turn HyDE on with this LLM (e.g. scripted:hypotheses.jsonl, openai); each "
+                  "run is then made without and with HyDE (<mode>+hyde)");
+  sub->add_flag("--hyde-queries-only", args->hyde_queries_only,
+                "With HyDE: evaluate only the queries the LLM answers (a recorded file's)");
   sub->add_flag("--json", args->json,
                 "Print one JSON object (means, and nDCG@10 per query for each run)");
   cli.OnRun(sub, [&cli, args]() -> int {
+    if (!args->llm.empty()) {
+      cli.SetFlag("llm.provider", args->llm);
+      cli.SetFlag("hyde.enabled", "true");
+    }
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
     EvalOptions options;
@@ -132,6 +154,11 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     if (!embedder.ok()) return cli.Fail(embedder.status());
     options.engine.embedder = *embedder;
     options.engine.vector.background_backfill = false;
+    options.engine.llm = cli.LoadLlm(*config);
+    options.hyde_queries_only = args->hyde_queries_only;
+    if (options.hyde_queries_only && !options.engine.llm) {
+      return cli.UsageError("eval: --hyde-queries-only needs HyDE on with an LLM (--llm)");
+    }
     const bool draw = IsTerminal(2) && !args->json;
     ProgressBar index_bar(cli.err(), "indexing", draw);
     ProgressBar embed_bar(cli.err(), "embedding", draw);
@@ -159,8 +186,17 @@ void RegisterEval(CLI::App& app, Cli& cli) {
         nlohmann::json& ndcg = per_query[m.name] = nlohmann::json::object();
         for (const auto& [qid, metrics] : m.per_query) ndcg[qid] = metrics.at("nDCG@10");
       }
+      nlohmann::json hyde = nlohmann::json::object();
+      for (const auto& m : report->modes) {
+        if (m.hyde) {
+          hyde[m.name] = {{"hypotheses", m.hypotheses}, {"fallbacks", m.hyde_fallbacks}};
+        }
+      }
       nlohmann::json out = {{"dataset", report->dataset},
                             {"queries", report->queries},
+                            {"hyde", hyde},
+                            {"hyde_queries_kept", report->hyde_queries_kept},
+                            {"hyde_queries_total", report->hyde_queries_total},
                             {"index_seconds", report->index_seconds},
                             {"results", results},
                             {"per_query_ndcg10", per_query}};

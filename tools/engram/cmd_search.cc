@@ -35,6 +35,29 @@ void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, doub
   }
 }
 
+nlohmann::json HydeJson(const HydeReport& h) {
+  if (!h.enabled) return nullptr;
+  return {{"llm", h.llm},           {"hypothesis", h.hypothesis}, {"cached", h.cached},
+          {"keywords", h.keywords}, {"vector", h.vector},         {"fallbacks", h.fallbacks}};
+}
+
+// The HyDE lines of --explain: the hypothesis, the keywords it added, the
+// vector searched, and what fell back.
+void PrintHyde(std::ostream& out, const HydeReport& h) {
+  if (!h.enabled) return;
+  out << "hyde (" << h.llm << "): ";
+  if (h.hypothesis.empty()) {
+    out << "no hypothesis\n";
+  } else {
+    out << (h.cached ? "hypothesis (cached): " : "hypothesis: ") << h.hypothesis << "\n";
+    out << "  expanded keywords:";
+    for (const auto& k : h.keywords) out << " " << k;
+    out << (h.keywords.empty() ? " (none new)" : "") << "\n";
+  }
+  if (!h.vector.empty()) out << "  vector searched: " << h.vector << "\n";
+  for (const auto& f : h.fallbacks) out << "  fallback: " << f << "\n";
+}
+
 nlohmann::json SignalJson(const SignalValue& s) {
   return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}, {"rank", s.rank}};
 }
@@ -50,6 +73,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     bool explain = false;
     std::string mode;
     bool no_record = false;
+    bool hyde = false;
+    bool no_hyde = false;
+    std::string llm;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("search", "Find the facts that answer a query");
@@ -64,7 +90,15 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
                   "blended, lexical, semantic, rrf or temporal (default: search.mode)")
       ->check(CLI::IsMember({"blended", "lexical", "semantic", "rrf", "temporal"}));
   sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
+  sub->add_flag("--hyde", args->hyde, "Use HyDE for this search (needs llm.provider)");
+  sub->add_flag("--no-hyde", args->no_hyde, "Do not use HyDE for this search");
+  sub->add_option("--llm", args->llm,
+                  "LLM for HyDE for this search, e.g. openai, ollama:llama3.2 (turns HyDE on)");
   cli.OnRun(sub, [&cli, args]() -> int {
+    if (args->hyde && args->no_hyde) return cli.UsageError("search: --hyde or --no-hyde, not both");
+    if (args->hyde || !args->llm.empty()) cli.SetFlag("hyde.enabled", "true");
+    if (args->no_hyde) cli.SetFlag("hyde.enabled", "false");
+    if (!args->llm.empty()) cli.SetFlag("llm.provider", args->llm);
     if (args->k > 0) cli.SetFlag("search.k", std::to_string(args->k));
     if (!args->mode.empty()) cli.SetFlag("search.mode", args->mode);
     auto config = cli.Config();
@@ -81,6 +115,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
         options.mode == FusionMode::kLexical || options.mode == FusionMode::kTemporal
             ? Cli::Embedding::kNone
             : Cli::Embedding::kIfAvailable;
+    config->engine.llm = cli.LoadLlm(*config);
     auto engine = cli.OpenEngine(std::move(*config), embedding);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto response = (*engine)->Search(args->query, options);
@@ -114,11 +149,14 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
                             {"semantic", response->semantic},
                             {"vector_candidates", response->vector_candidates},
                             {"temporal_fallback", response->temporal_fallback},
+                            {"hyde", HydeJson(response->hyde)},
+                            {"warnings", response->warnings},
                             {"hits", hits}};
       cli.out() << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return kExitOk;
     }
     if (args->explain) {
+      PrintHyde(cli.out(), response->hyde);
       cli.out() << "query terms (" << response->language << "):";
       for (const auto& t : response->query_terms) cli.out() << " " << t;
       cli.out() << "\nmode " << FusionModeName(options.mode) << ", " << response->candidates
