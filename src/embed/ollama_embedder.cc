@@ -42,7 +42,7 @@ Result<std::vector<nlohmann::json>> OllamaEmbedder::EmbedBatch(std::span<const s
                                                                EmbedPurpose) const {
   const nlohmann::json body = {{"model", Space().model}, {"input", texts}};
   ENGRAM_ASSIGN_OR_RETURN(nlohmann::json answer,
-                          client_->SendJson(JsonPost(url_, api_key_, body), What()));
+                          client_->SendJson(BearerJsonPost(url_, api_key_, body), What()));
   return TakeArray(&answer, "embeddings", What());
 }
 

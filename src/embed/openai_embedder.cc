@@ -46,7 +46,7 @@ Result<std::vector<nlohmann::json>> OpenAiEmbedder::EmbedBatch(std::span<const s
   nlohmann::json body = {{"input", texts}, {"model", Space().model}, {"encoding_format", "float"}};
   if (send_dimensions_) body["dimensions"] = *send_dimensions_;
   ENGRAM_ASSIGN_OR_RETURN(nlohmann::json answer,
-                          client_->SendJson(JsonPost(url_, api_key_, body), What()));
+                          client_->SendJson(BearerJsonPost(url_, api_key_, body), What()));
   return TakeIndexedData(&answer, What());
 }
 

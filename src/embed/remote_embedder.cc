@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "src/common/utf8.h"
-#include "src/http/curl_transport.h"
 
 namespace engram {
 namespace {
@@ -193,29 +192,6 @@ Status RequireApiKey(const RemoteOptions& options, std::string_view what,
                      std::string_view variable) {
   if (!options.api_key.empty() || !options.base_url.empty()) return Status::OK();
   return InvalidArgument(std::string(what) + ": no API key; set " + std::string(variable));
-}
-
-std::shared_ptr<const HttpClient> DefaultHttpClient(const RemoteOptions& options) {
-  return std::make_shared<const HttpClient>(CurlTransport(), options);
-}
-
-std::string BaseUrlOr(std::string_view base, std::string_view fallback) {
-  std::string_view url = base.empty() ? fallback : base;
-  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
-  return std::string(url);
-}
-
-HttpRequest JsonPost(std::string url, const std::string& api_key, const nlohmann::json& body) {
-  HttpRequest request;
-  request.method = "POST";
-  request.url = std::move(url);
-  request.headers.emplace_back("Content-Type", "application/json");
-  if (!api_key.empty()) {
-    request.headers.emplace_back("Authorization", "Bearer " + api_key);
-    request.secrets.push_back(api_key);
-  }
-  request.body = body.dump();
-  return request;
 }
 
 Result<std::vector<nlohmann::json>> TakeArray(nlohmann::json* answer, std::string_view key,

@@ -33,6 +33,7 @@
 #include "engram/remote.h"
 #include "engram/status.h"
 #include "src/http/http_client.h"
+#include "src/http/json_request.h"
 
 namespace engram {
 
@@ -94,22 +95,11 @@ Result<size_t> ChooseDimension(std::string_view what, std::string_view model,
 // `names` joined for a message: "a, b or c".
 std::string JoinNames(const std::vector<std::string_view>& names);
 
-// The client the providers send through when none is given: CurlTransport()
-// with `options`' timeouts, retries and log.
-std::shared_ptr<const HttpClient> DefaultHttpClient(const RemoteOptions& options);
-
 // OK when `options` has an API key or a base_url (a compatible server may
 // need none); else InvalidArgument naming the environment variable that
 // supplies the key.
 Status RequireApiKey(const RemoteOptions& options, std::string_view what,
                      std::string_view variable);
-
-// `base` without trailing slashes, or `fallback` when `base` is empty.
-std::string BaseUrlOr(std::string_view base, std::string_view fallback);
-
-// A JSON POST to `url`, with "Authorization: Bearer <api_key>" when the key
-// is set (and the key listed as the request's secret).
-HttpRequest JsonPost(std::string url, const std::string& api_key, const nlohmann::json& body);
 
 // The array at `answer[key]`, its elements moved out. Unavailable when the
 // answer has none.

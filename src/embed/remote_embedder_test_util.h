@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engram/embedder.h"
+#include "src/http/testing/log_lines.h"
 #include "src/http/testing/loopback_server.h"
 
 namespace engram::testing {
@@ -93,25 +94,6 @@ inline CannedResponse IndexedDataAnswer(const ReceivedRequest& request, size_t d
   }
   return JsonAnswer(200, {{"object", "list"}, {"data", data}, {"usage", {{"total_tokens", 7}}}});
 }
-
-// A RemoteOptions::log sink that keeps every line.
-class LogLines {
- public:
-  std::function<void(std::string_view)> Sink() {
-    return [this](std::string_view line) {
-      std::lock_guard lock(mutex_);
-      lines_.emplace_back(line);
-    };
-  }
-  std::vector<std::string> Lines() const {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 }  // namespace engram::testing
 

@@ -57,7 +57,7 @@ Result<std::vector<nlohmann::json>> VoyageEmbedder::EmbedBatch(std::span<const s
                          {"input_type", purpose == EmbedPurpose::kQuery ? "query" : "document"}};
   if (send_dimension_) body["output_dimension"] = *send_dimension_;
   ENGRAM_ASSIGN_OR_RETURN(nlohmann::json answer,
-                          client_->SendJson(JsonPost(url_, api_key_, body), What()));
+                          client_->SendJson(BearerJsonPost(url_, api_key_, body), What()));
   return TakeIndexedData(&answer, What());
 }
 

@@ -18,14 +18,14 @@ Result<std::unique_ptr<Llm>> AnthropicLlm::Create(const std::string& model,
   if (options.api_key.empty()) {
     return InvalidArgument("llm: anthropic: no API key: set ANTHROPIC_API_KEY");
   }
-  return std::unique_ptr<Llm>(new AnthropicLlm(model, options, MakeLlmHttpClient(options)));
+  return std::unique_ptr<Llm>(new AnthropicLlm(model, options, DefaultHttpClient(options)));
 }
 
 AnthropicLlm::AnthropicLlm(const std::string& model, const RemoteOptions& options,
                            std::shared_ptr<const HttpClient> client)
     : name_("anthropic:" + model),
       model_(model),
-      url_(LlmEndpointBase(options, kAnthropicBase) + "/v1/messages"),
+      url_(BaseUrlOr(options.base_url, kAnthropicBase) + "/v1/messages"),
       api_key_(options.api_key),
       client_(std::move(client)) {}
 
@@ -39,7 +39,7 @@ Result<std::string> AnthropicLlm::Complete(const LlmRequest& request) const {
   if (!request.system.empty()) body["system"] = request.system;
 
   HttpHeaders headers = {{"x-api-key", api_key_}, {"anthropic-version", kAnthropicVersion}};
-  const HttpRequest http = LlmJsonPost(url_, body, std::move(headers), {api_key_});
+  const HttpRequest http = JsonPost(url_, body, std::move(headers), {api_key_});
   ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json answer, client_->SendJson(http, "llm: " + name_));
 
   // {"type":"message","content":[{"type":"text","text":"..."}]}

@@ -17,7 +17,7 @@ Result<std::unique_ptr<Llm>> BedrockLlm::Create(const std::string& model,
         "llm: bedrock: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
         "or AWS_PROFILE with a shared credentials file");
   }
-  if (!client) client = MakeLlmHttpClient(options);
+  if (!client) client = DefaultHttpClient(options);
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<BedrockClient> bedrock,
                           BedrockClient::Create(std::move(client), options, std::move(clock)));
   return std::unique_ptr<Llm>(new BedrockLlm(model, std::move(bedrock)));

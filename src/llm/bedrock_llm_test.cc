@@ -44,7 +44,7 @@ TEST(BedrockLlmTest, SendsASignedConverseRequest) {
   LoopbackServer server(Sequence({Json(200, ConverseAnswer(" Rotate with logrotate. "))}));
   const LlmOptions options = WithCredentials(server);
   Result<std::unique_ptr<Llm>> llm =
-      BedrockLlm::Create(kBedrockLlmDefaultModel, options.remote, MakeLlmHttpClient(options.remote),
+      BedrockLlm::Create(kBedrockLlmDefaultModel, options.remote, DefaultHttpClient(options.remote),
                          std::make_shared<ManualClock>(kNow));
   ASSERT_TRUE(llm.ok()) << llm.status().ToString();
   EXPECT_EQ((*llm)->Name(), "bedrock:anthropic.claude-3-haiku-20240307-v1:0");

@@ -15,31 +15,15 @@
 #include "engram/llm.h"
 #include "engram/remote.h"
 #include "src/http/http_transport.h"
+#include "src/http/testing/log_lines.h"
 #include "src/http/testing/loopback_server.h"
 
 namespace engram::testing {
 
-// Collects RemoteOptions::log lines; shared by the options' copies.
-class LogSink {
- public:
-  void Add(std::string_view line) {
-    std::lock_guard lock(mutex_);
-    lines_.emplace_back(line);
-  }
-  std::vector<std::string> Lines() const {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
-
 // Options for a provider behind `base_url`: 3 attempts, 1-5 ms backoff,
 // 5 s per attempt, every log line into `sink` (when given).
 inline LlmOptions LoopbackOptions(const std::string& base_url,
-                                  const std::shared_ptr<LogSink>& sink = nullptr) {
+                                  const std::shared_ptr<LogLines>& sink = nullptr) {
   LlmOptions options;
   options.remote.base_url = base_url;
   options.remote.max_attempts = 3;

@@ -15,14 +15,14 @@ constexpr char kOllamaBase[] = "http://localhost:11434";
 
 Result<std::unique_ptr<Llm>> OllamaLlm::Create(const std::string& model,
                                                const RemoteOptions& options) {
-  return std::unique_ptr<Llm>(new OllamaLlm(model, options, MakeLlmHttpClient(options)));
+  return std::unique_ptr<Llm>(new OllamaLlm(model, options, DefaultHttpClient(options)));
 }
 
 OllamaLlm::OllamaLlm(const std::string& model, const RemoteOptions& options,
                      std::shared_ptr<const HttpClient> client)
     : name_("ollama:" + model),
       model_(model),
-      url_(LlmEndpointBase(options, kOllamaBase) + "/api/chat"),
+      url_(BaseUrlOr(options.base_url, kOllamaBase) + "/api/chat"),
       api_key_(options.api_key),
       client_(std::move(client)) {}
 
@@ -39,13 +39,7 @@ Result<std::string> OllamaLlm::Complete(const LlmRequest& request) const {
       {"stream", false},
       {"options", {{"num_predict", request.max_tokens}, {"temperature", request.temperature}}}};
 
-  HttpHeaders headers;
-  std::vector<std::string> secrets;
-  if (!api_key_.empty()) {
-    headers.emplace_back("Authorization", "Bearer " + api_key_);
-    secrets.push_back(api_key_);
-  }
-  const HttpRequest http = LlmJsonPost(url_, body, std::move(headers), std::move(secrets));
+  const HttpRequest http = BearerJsonPost(url_, api_key_, body);
   ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json answer, client_->SendJson(http, "llm: " + name_));
 
   // {"message":{"role":"assistant","content":"..."},"done":true}

@@ -33,7 +33,7 @@ Result<std::unique_ptr<Llm>> OpenAiLlm::Create(const std::string& model,
     return InvalidArgument(
         "llm: openai: no API key: set OPENAI_API_KEY (or a base URL for a compatible server)");
   }
-  return std::unique_ptr<Llm>(new OpenAiLlm(model, options, MakeLlmHttpClient(options)));
+  return std::unique_ptr<Llm>(new OpenAiLlm(model, options, DefaultHttpClient(options)));
 }
 
 OpenAiLlm::OpenAiLlm(const std::string& model, const RemoteOptions& options,
@@ -42,7 +42,7 @@ OpenAiLlm::OpenAiLlm(const std::string& model, const RemoteOptions& options,
       model_(model),
       api_key_(options.api_key),
       client_(std::move(client)) {
-  const std::string base = LlmEndpointBase(options, kOpenAiBase);
+  const std::string base = BaseUrlOr(options.base_url, kOpenAiBase);
   url_ = CompletionsUrl(base);
   official_api_ = IsOfficialApi(base);
 }
@@ -58,13 +58,7 @@ Result<std::string> OpenAiLlm::Complete(const LlmRequest& request) const {
       {"model", model_}, {"messages", std::move(messages)}, {"temperature", request.temperature}};
   body[official_api_ ? "max_completion_tokens" : "max_tokens"] = request.max_tokens;
 
-  HttpHeaders headers;
-  std::vector<std::string> secrets;
-  if (!api_key_.empty()) {
-    headers.emplace_back("Authorization", "Bearer " + api_key_);
-    secrets.push_back(api_key_);
-  }
-  const HttpRequest http = LlmJsonPost(url_, body, std::move(headers), std::move(secrets));
+  const HttpRequest http = BearerJsonPost(url_, api_key_, body);
   ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json answer, client_->SendJson(http, "llm: " + name_));
 
   // {"choices":[{"message":{"role":"assistant","content":"..."}}]}

@@ -3,34 +3,7 @@
 #include <cmath>
 #include <utility>
 
-#include "src/http/curl_transport.h"
-
 namespace engram {
-
-std::shared_ptr<const HttpClient> MakeLlmHttpClient(const RemoteOptions& options) {
-  return std::make_shared<const HttpClient>(CurlTransport(), options);
-}
-
-std::string LlmEndpointBase(const RemoteOptions& options, std::string_view fallback) {
-  std::string base = options.base_url.empty() ? std::string(fallback) : options.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base;
-}
-
-HttpRequest LlmJsonPost(std::string url, const nlohmann::json& body, HttpHeaders headers,
-                        std::vector<std::string> secrets) {
-  HttpRequest request;
-  request.method = "POST";
-  request.url = std::move(url);
-  request.headers = std::move(headers);
-  request.headers.emplace_back("Content-Type", "application/json");
-  request.headers.emplace_back("Accept", "application/json");
-  // Replace, not throw, on invalid UTF-8: a query is the user's text and
-  // must not crash the call; the server sees U+FFFD in its place.
-  request.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  request.secrets = std::move(secrets);
-  return request;
-}
 
 Status CheckLlmRequest(const LlmRequest& request, const std::string& name) {
   if (TrimLlmText(request.user).empty()) {

@@ -16,20 +16,9 @@
 #include "engram/remote.h"
 #include "engram/status.h"
 #include "src/http/http_client.h"
+#include "src/http/json_request.h"
 
 namespace engram {
-
-// An HttpClient on libcurl with the timeouts, retry policy and log sink of
-// `options`.
-std::shared_ptr<const HttpClient> MakeLlmHttpClient(const RemoteOptions& options);
-
-// options.base_url without trailing '/', or `fallback` when it is empty.
-std::string LlmEndpointBase(const RemoteOptions& options, std::string_view fallback);
-
-// A POST of `body` as JSON to `url`. `secrets` are the values `headers`
-// carry that must never be logged.
-HttpRequest LlmJsonPost(std::string url, const nlohmann::json& body, HttpHeaders headers,
-                        std::vector<std::string> secrets);
 
 // InvalidArgument "llm: <name>: ..." for a request no API would take: a
 // blank user message, max_tokens 0, a negative or non-finite temperature.

@@ -21,7 +21,7 @@ using ::engram::testing::BodyJson;
 using ::engram::testing::CannedResponse;
 using ::engram::testing::HydeRequest;
 using ::engram::testing::Json;
-using ::engram::testing::LogSink;
+using ::engram::testing::LogLines;
 using ::engram::testing::LoopbackOptions;
 using ::engram::testing::LoopbackServer;
 using ::engram::testing::ReceivedRequest;
@@ -126,7 +126,7 @@ class RemoteLlmTest : public ::testing::TestWithParam<ProviderCase> {
   CannedResponse Answer(const std::string& text) { return Json(200, GetParam().answer(text)); }
 
   LoopbackServer server_;
-  std::shared_ptr<LogSink> sink_ = std::make_shared<LogSink>();
+  std::shared_ptr<LogLines> sink_ = std::make_shared<LogLines>();
 };
 
 TEST_P(RemoteLlmTest, NamesProviderAndModel) {
