@@ -47,7 +47,7 @@ void UseLlm(CliRunner& cli, const LoopbackServer& server) {
   cli.SetEnv("OPENAI_API_KEY", kApiKey);
   cli.SetEnv("ENGRAM_HTTP_MAX_ATTEMPTS", "2");
   cli.SetEnv("ENGRAM_HTTP_BACKOFF_INITIAL_MS", "10");
-  cli.SetEnv("ENGRAM_HTTP_TIMEOUT_MS", "3000");
+  cli.SetEnv("ENGRAM_LLM_TIMEOUT_MS", "3000");
 }
 
 TEST(HydeCliTest, ExplainShowsTheHypothesisAndFallsBackWhenTheServerStops) {

@@ -96,6 +96,11 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_STRING_KEY("llm.base_url", llm.remote.base_url,
                         "endpoint of the LLM (OpenAI-compatible servers, Ollama); default the "
                         "provider's own"),
+      ENGRAM_INT_KEY("llm.timeout_ms", llm_timeout_ms, 100, 600000,
+                     "time for one attempt of an LLM call, in ms (a search waits for it); "
+                     "default 10000"),
+      ENGRAM_INT_KEY("llm.max_attempts", llm_max_attempts, 1, 10,
+                     "attempts per LLM call (a search waits for them); default 2"),
       ENGRAM_BOOL_KEY("hyde.enabled", engine.hyde.enabled,
                       "ask the LLM for a hypothetical answer on each search; default false"),
       ENGRAM_BOOL_KEY("hyde.use_vectors", engine.hyde.use_vectors,

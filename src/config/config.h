@@ -59,6 +59,11 @@ struct ResolvedConfig {
   std::string llm_model;
   std::string llm_spec;
   LlmOptions llm;  // endpoint, key and credentials of that LLM
+  // The LLM's own timeout and attempts, tighter than http.* because every
+  // HyDE search waits for the LLM: a dead server costs one short retry, not
+  // the embedders' patience.
+  int llm_timeout_ms = 10000;
+  int llm_max_attempts = 2;
   // Timeouts, retries and region shared by every provider (the http.* and
   // aws.region keys); copied into embedder.remote and llm.remote.
   RemoteOptions http;

@@ -183,7 +183,10 @@ TEST(ConfigProviderTest, ApiKeysGoToTheProviderThatUsesThemAndAreNeverListed) {
   EXPECT_EQ(c->llm_spec, "anthropic:claude-3-5-haiku-latest");
   EXPECT_EQ(c->llm.remote.api_key, "sk-ant-secret");
   EXPECT_EQ(c->embedder.remote.timeout_ms, 1234);
-  EXPECT_EQ(c->llm.remote.timeout_ms, 1234);
+  // The LLM has its own, tighter budget: a search waits for it.
+  EXPECT_EQ(c->llm.remote.timeout_ms, 10000);
+  EXPECT_EQ(c->llm.remote.max_attempts, 2);
+  EXPECT_EQ(c->embedder.remote.max_attempts, 4);
   EXPECT_TRUE(AnyContains(c->credentials, "VOYAGE_API_KEY set"));
   for (const auto& e : c->entries) {
     EXPECT_EQ(e.value.find("secret"), std::string::npos) << e.key;

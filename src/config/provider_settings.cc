@@ -85,6 +85,8 @@ void ApplyProviderSettings(const Environment& env, bool region_set, ResolvedConf
   }
   FillRemote(env, embed, "embed", aws, config, &config->embedder.remote);
   FillRemote(env, llm, "llm", aws, config, &config->llm.remote);
+  config->llm.remote.timeout_ms = config->llm_timeout_ms;
+  config->llm.remote.max_attempts = config->llm_max_attempts;
 }
 
 }  // namespace engram

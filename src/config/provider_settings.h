@@ -9,7 +9,7 @@
 namespace engram {
 
 // Fills config->embedder.remote and config->llm.remote from config->http
-// (timeouts, retries, region) plus, for the providers that
+// (timeouts, retries, region; the LLM's own timeout and attempts) plus, for the providers that
 // config->embed_provider and config->llm_spec name: the API key
 // (OPENAI_API_KEY, VOYAGE_API_KEY, ANTHROPIC_API_KEY), OLLAMA_HOST as the
 // Ollama endpoint when no base_url is set, and for Bedrock the AWS
