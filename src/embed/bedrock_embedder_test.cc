@@ -13,10 +13,10 @@
 namespace engram {
 namespace {
 
-using testing::BodyOf;
+using testing::BodyJson;
 using testing::CannedResponse;
-using testing::HeaderOf;
-using testing::JsonAnswer;
+using testing::Header;
+using testing::Json;
 using testing::LogLines;
 using testing::LoopbackServer;
 using testing::OptionsFor;
@@ -40,23 +40,22 @@ EmbedderOptions BedrockOptions(const LoopbackServer& server, size_t dimensions =
 
 // Titan: {"inputText"} -> {"embedding", "inputTextTokenCount"}.
 CannedResponse TitanAnswer(const ReceivedRequest& r, size_t dimension) {
-  const nlohmann::json body = BodyOf(r);
-  return JsonAnswer(200,
-                    {{"embedding", VectorFor(body.at("inputText").get<std::string>(), dimension)},
-                     {"inputTextTokenCount", 3}});
+  const nlohmann::json body = BodyJson(r);
+  return Json(200, {{"embedding", VectorFor(body.at("inputText").get<std::string>(), dimension)},
+                    {"inputTextTokenCount", 3}});
 }
 
 // Cohere: {"texts"} -> {"embeddings": [[...]], ...}.
 CannedResponse CohereAnswer(const ReceivedRequest& r) {
-  const nlohmann::json body = BodyOf(r);
+  const nlohmann::json body = BodyJson(r);
   nlohmann::json embeddings = nlohmann::json::array();
   for (const auto& t : body.at("texts")) {
     embeddings.push_back(VectorFor(t.get<std::string>(), 1024));
   }
-  return JsonAnswer(200, {{"embeddings", embeddings},
-                          {"id", "4f1c"},
-                          {"response_type", "embeddings_floats"},
-                          {"texts", body.at("texts")}});
+  return Json(200, {{"embeddings", embeddings},
+                    {"id", "4f1c"},
+                    {"response_type", "embeddings_floats"},
+                    {"texts", body.at("texts")}});
 }
 
 std::unique_ptr<BedrockEmbedder> Make(const EmbedderOptions& options, std::string model = "") {
@@ -82,16 +81,16 @@ TEST(BedrockEmbedderTest, TitanV2SignedRequestOneTextACall) {
   for (const ReceivedRequest& r : requests) {
     EXPECT_EQ(r.method, "POST");
     EXPECT_EQ(r.path, "/model/amazon.titan-embed-text-v2%3A0/invoke");
-    const std::string date = HeaderOf(r, "X-Amz-Date");
+    const std::string date = Header(r, "X-Amz-Date");
     EXPECT_TRUE(std::regex_match(date, std::regex(R"(\d{8}T\d{6}Z)"))) << date;
     const std::string scope =
         std::string(kKeyId) + "/" + date.substr(0, 8) + "/us-east-1/bedrock/aws4_request";
-    const std::string auth = HeaderOf(r, "Authorization");
+    const std::string auth = Header(r, "Authorization");
     EXPECT_EQ(auth.rfind("AWS4-HMAC-SHA256 Credential=" + scope, 0), 0u) << auth;
     EXPECT_NE(auth.find("SignedHeaders="), std::string::npos);
     EXPECT_NE(auth.find("Signature="), std::string::npos);
-    EXPECT_EQ(HeaderOf(r, "X-Amz-Security-Token"), kToken);
-    const nlohmann::json body = BodyOf(r);
+    EXPECT_EQ(Header(r, "X-Amz-Security-Token"), kToken);
+    const nlohmann::json body = BodyJson(r);
     EXPECT_EQ(body["dimensions"], 512);
     EXPECT_EQ(body["normalize"], true);
     inputs.push_back(body["inputText"]);
@@ -169,9 +168,9 @@ TEST(BedrockEmbedderTest, TitanParallelismIsBoundedWhateverTheServer) {
 
 TEST(BedrockEmbedderTest, OneFailedTextFailsTheWholeBatch) {
   LoopbackServer server([](const ReceivedRequest& r) {
-    if (BodyOf(r)["inputText"] == "text 5") {
-      return JsonAnswer(400, {{"message", "Malformed input request: text 5 is bad"}},
-                        {{"x-amzn-ErrorType", "ValidationException"}});
+    if (BodyJson(r)["inputText"] == "text 5") {
+      return Json(400, {{"message", "Malformed input request: text 5 is bad"}},
+                  {{"x-amzn-ErrorType", "ValidationException"}});
     }
     return TitanAnswer(r, 1024);
   });
@@ -184,9 +183,9 @@ TEST(BedrockEmbedderTest, OneFailedTextFailsTheWholeBatch) {
 }
 
 TEST(BedrockEmbedderTest, ErrorTypeHeaderAndMessageArePassedOn) {
-  LoopbackServer server(Sequence({JsonAnswer(
-      400, {{"message", "The provided model identifier is invalid."}},
-      {{"x-amzn-ErrorType", "ValidationException:http://internal.amazon.com/coral/"}})}));
+  LoopbackServer server(Sequence(
+      {Json(400, {{"message", "The provided model identifier is invalid."}},
+            {{"x-amzn-ErrorType", "ValidationException:http://internal.amazon.com/coral/"}})}));
   auto e = Make(BedrockOptions(server));
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -204,7 +203,7 @@ TEST(BedrockEmbedderTest, TitanV1IsFixedAt1536) {
   ASSERT_TRUE(e->Embed({"a"}, EmbedPurpose::kDocument).ok());
   const ReceivedRequest r = server.Requests().back();
   EXPECT_EQ(r.path, "/model/amazon.titan-embed-text-v1/invoke");
-  EXPECT_EQ(BodyOf(r), nlohmann::json({{"inputText", "a"}}));
+  EXPECT_EQ(BodyJson(r), nlohmann::json({{"inputText", "a"}}));
   auto refused = BedrockEmbedder::Create("amazon.titan-embed-text-v1", BedrockOptions(server, 512));
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
 }
@@ -221,15 +220,15 @@ TEST(BedrockEmbedderTest, CohereBatchesAt96WithInputType) {
   const auto requests = server.Requests();
   ASSERT_EQ(requests.size(), 3u);
   EXPECT_EQ(requests[0].path, "/model/cohere.embed-multilingual-v3/invoke");
-  EXPECT_EQ(BodyOf(requests[0])["texts"].size(), 96u);
-  EXPECT_EQ(BodyOf(requests[1])["texts"].size(), 1u);
-  EXPECT_EQ(BodyOf(requests[0])["input_type"], "search_document");
-  EXPECT_EQ(BodyOf(requests[0])["truncate"], "END");
-  EXPECT_EQ(BodyOf(requests[2])["input_type"], "search_query");
+  EXPECT_EQ(BodyJson(requests[0])["texts"].size(), 96u);
+  EXPECT_EQ(BodyJson(requests[1])["texts"].size(), 1u);
+  EXPECT_EQ(BodyJson(requests[0])["input_type"], "search_document");
+  EXPECT_EQ(BodyJson(requests[0])["truncate"], "END");
+  EXPECT_EQ(BodyJson(requests[2])["input_type"], "search_query");
 }
 
 TEST(BedrockEmbedderTest, CohereCountMismatchIsRefused) {
-  LoopbackServer server(Sequence({JsonAnswer(200, {{"embeddings", {VectorFor("a", 1024)}}})}));
+  LoopbackServer server(Sequence({Json(200, {{"embeddings", {VectorFor("a", 1024)}}})}));
   auto e = Make(BedrockOptions(server), "cohere.embed-english-v3");
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(2), EmbedPurpose::kDocument);
@@ -252,8 +251,8 @@ TEST(BedrockEmbedderTest, SecretsAppearInNoErrorAndNoLogLine) {
       {"message", std::string("The security token included in the request is invalid: ") + kToken +
                       " " + kSecret}};
   LoopbackServer server(
-      Sequence({JsonAnswer(500, echo, {{"x-amzn-ErrorType", "InternalServerException"}}),
-                JsonAnswer(403, echo, {{"x-amzn-ErrorType", "UnrecognizedClientException"}})}));
+      Sequence({Json(500, echo, {{"x-amzn-ErrorType", "InternalServerException"}}),
+                Json(403, echo, {{"x-amzn-ErrorType", "UnrecognizedClientException"}})}));
   LogLines log;
   EmbedderOptions options = BedrockOptions(server);
   options.remote.log = log.Sink();

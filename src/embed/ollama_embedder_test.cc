@@ -7,9 +7,9 @@
 namespace engram {
 namespace {
 
-using testing::BodyOf;
+using testing::BodyJson;
 using testing::CannedResponse;
-using testing::JsonAnswer;
+using testing::Json;
 using testing::LoopbackServer;
 using testing::OptionsFor;
 using testing::ReceivedRequest;
@@ -21,12 +21,12 @@ using testing::VectorFor;
 // Ollama: {"model","input"} -> {"model","embeddings":[[...]]}.
 LoopbackServer::Handler Answering(size_t dimension) {
   return [dimension](const ReceivedRequest& r) {
-    const nlohmann::json body = BodyOf(r);
+    const nlohmann::json body = BodyJson(r);
     nlohmann::json embeddings = nlohmann::json::array();
     for (const auto& t : body.at("input")) {
       embeddings.push_back(VectorFor(t.get<std::string>(), dimension));
     }
-    return JsonAnswer(200, {{"model", body.at("model")}, {"embeddings", embeddings}});
+    return Json(200, {{"model", body.at("model")}, {"embeddings", embeddings}});
   };
 }
 
@@ -42,10 +42,10 @@ TEST(OllamaEmbedderTest, SendsModelAndInputToApiEmbed) {
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].path, "/api/embed");
-  const nlohmann::json body = BodyOf(requests[0]);
+  const nlohmann::json body = BodyJson(requests[0]);
   EXPECT_EQ(body["model"], "nomic-embed-text");
   EXPECT_EQ(body["input"].size(), 64u);
-  EXPECT_EQ(BodyOf(requests[1])["input"], nlohmann::json({"text 64"}));
+  EXPECT_EQ(BodyJson(requests[1])["input"], nlohmann::json({"text 64"}));
 }
 
 TEST(OllamaEmbedderTest, KnownModelsHaveTheirDimensionOthersNeedOne) {
@@ -78,8 +78,8 @@ TEST(OllamaEmbedderTest, GivenDimensionIsCheckedAgainstTheAnswer) {
 }
 
 TEST(OllamaEmbedderTest, ErrorOfTheServerIsPassedOn) {
-  LoopbackServer server(Sequence({JsonAnswer(
-      404, {{"error", "model \"nomic-embed-text\" not found, try pulling it first"}})}));
+  LoopbackServer server(Sequence(
+      {Json(404, {{"error", "model \"nomic-embed-text\" not found, try pulling it first"}})}));
   auto e = OllamaEmbedder::Create("", OptionsFor(server));
   ASSERT_TRUE(e.ok());
   auto v = (*e)->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -89,7 +89,7 @@ TEST(OllamaEmbedderTest, ErrorOfTheServerIsPassedOn) {
 }
 
 TEST(OllamaEmbedderTest, AnswerWithoutEmbeddingsIsRefused) {
-  LoopbackServer server(Sequence({JsonAnswer(200, {{"embedding", VectorFor("a", 768)}})}));
+  LoopbackServer server(Sequence({Json(200, {{"embedding", VectorFor("a", 768)}})}));
   auto e = OllamaEmbedder::Create("", OptionsFor(server));
   ASSERT_TRUE(e.ok());
   auto v = (*e)->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -99,7 +99,7 @@ TEST(OllamaEmbedderTest, AnswerWithoutEmbeddingsIsRefused) {
 
 TEST(OllamaEmbedderTest, Retries500ThenSucceeds) {
   LoopbackServer server(Sequence({CannedResponse{500, R"({"error":"busy"})", {}, 0},
-                                  JsonAnswer(200, {{"embeddings", {VectorFor("text 0", 768)}}})}));
+                                  Json(200, {{"embeddings", {VectorFor("text 0", 768)}}})}));
   auto e = OllamaEmbedder::Create("", OptionsFor(server));
   ASSERT_TRUE(e.ok());
   auto v = (*e)->Embed(Texts(1), EmbedPurpose::kDocument);

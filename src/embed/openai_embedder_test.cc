@@ -9,11 +9,11 @@
 namespace engram {
 namespace {
 
-using testing::BodyOf;
+using testing::BodyJson;
 using testing::CannedResponse;
-using testing::HeaderOf;
+using testing::Header;
 using testing::IndexedDataAnswer;
-using testing::JsonAnswer;
+using testing::Json;
 using testing::LogLines;
 using testing::LoopbackServer;
 using testing::OptionsFor;
@@ -56,9 +56,9 @@ TEST(OpenAiEmbedderTest, SendsTheDocumentedRequestAndOrdersVectorsByIndex) {
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].path, "/v1/embeddings");
-  EXPECT_EQ(HeaderOf(requests[0], "Authorization"), std::string("Bearer ") + kKey);
-  EXPECT_NE(HeaderOf(requests[0], "Content-Type").find("application/json"), std::string::npos);
-  const nlohmann::json body = BodyOf(requests[0]);
+  EXPECT_EQ(Header(requests[0], "Authorization"), std::string("Bearer ") + kKey);
+  EXPECT_NE(Header(requests[0], "Content-Type").find("application/json"), std::string::npos);
+  const nlohmann::json body = BodyJson(requests[0]);
   EXPECT_EQ(body["input"], nlohmann::json({"text 0", "text 1", "text 2"}));
   EXPECT_EQ(body["model"], "text-embedding-3-small");
   EXPECT_EQ(body["encoding_format"], "float");
@@ -78,8 +78,8 @@ TEST(OpenAiEmbedderTest, SplitsBatchesAt2048Inputs) {
   EXPECT_EQ(TagOf((*v)[2048]), 2048);
   const auto requests = server.Requests();
   ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(BodyOf(requests[0])["input"].size(), 2048u);
-  EXPECT_EQ(BodyOf(requests[1])["input"], nlohmann::json({"text 2048"}));
+  EXPECT_EQ(BodyJson(requests[0])["input"].size(), 2048u);
+  EXPECT_EQ(BodyJson(requests[1])["input"], nlohmann::json({"text 2048"}));
 }
 
 TEST(OpenAiEmbedderTest, EmptyInputMakesNoCall) {
@@ -98,13 +98,13 @@ TEST(OpenAiEmbedderTest, SendsDimensionsOnlyToTruncate) {
   ASSERT_NE(small, nullptr);
   EXPECT_EQ(small->Space().Key(), "openai:text-embedding-3-large:256");
   ASSERT_TRUE(small->Embed({"a"}, EmbedPurpose::kDocument).ok());
-  EXPECT_EQ(BodyOf(server.Requests().back())["dimensions"], 256);
+  EXPECT_EQ(BodyJson(server.Requests().back())["dimensions"], 256);
 
   server.SetHandler(Answering(3072));
   auto native = Make(server, "text-embedding-3-large", 3072);
   ASSERT_NE(native, nullptr);
   ASSERT_TRUE(native->Embed({"a"}, EmbedPurpose::kDocument).ok());
-  EXPECT_FALSE(BodyOf(server.Requests().back()).contains("dimensions"));
+  EXPECT_FALSE(BodyJson(server.Requests().back()).contains("dimensions"));
 }
 
 TEST(OpenAiEmbedderTest, RefusesDimensionsTheModelCannotGive) {
@@ -132,8 +132,8 @@ TEST(OpenAiEmbedderTest, UnknownModelOfACompatibleServerNeedsItsDimension) {
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   ASSERT_TRUE((*e)->Embed({"x"}, EmbedPurpose::kQuery).ok());
   const ReceivedRequest r = server.Requests().back();
-  EXPECT_FALSE(BodyOf(r).contains("dimensions"));
-  EXPECT_EQ(HeaderOf(r, "Authorization"), "");
+  EXPECT_FALSE(BodyJson(r).contains("dimensions"));
+  EXPECT_EQ(Header(r, "Authorization"), "");
 }
 
 TEST(OpenAiEmbedderTest, KeyIsRequiredForTheRealApi) {
@@ -144,8 +144,8 @@ TEST(OpenAiEmbedderTest, KeyIsRequiredForTheRealApi) {
 
 TEST(OpenAiEmbedderTest, Retries429HonouringRetryAfter) {
   LoopbackServer server(Sequence(
-      {JsonAnswer(429, {{"error", {{"message", "Rate limit reached"}}}}, {{"Retry-After", "1"}}),
-       JsonAnswer(200, {{"data", {{{"index", 0}, {"embedding", VectorFor("text 0", 1536)}}}}})}));
+      {Json(429, {{"error", {{"message", "Rate limit reached"}}}}, {{"Retry-After", "1"}}),
+       Json(200, {{"data", {{{"index", 0}, {"embedding", VectorFor("text 0", 1536)}}}}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   const auto start = std::chrono::steady_clock::now();
@@ -158,8 +158,8 @@ TEST(OpenAiEmbedderTest, Retries429HonouringRetryAfter) {
 
 TEST(OpenAiEmbedderTest, Retries500ThenSucceeds) {
   LoopbackServer server(Sequence(
-      {JsonAnswer(500, {{"error", {{"message", "The server had an error"}}}}),
-       JsonAnswer(200, {{"data", {{{"index", 0}, {"embedding", VectorFor("text 0", 1536)}}}}})}));
+      {Json(500, {{"error", {{"message", "The server had an error"}}}}),
+       Json(200, {{"data", {{{"index", 0}, {"embedding", VectorFor("text 0", 1536)}}}}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -193,7 +193,7 @@ TEST(OpenAiEmbedderTest, CountMismatchIsRefused) {
     for (size_t i = 0; i < 3; ++i) {
       data.push_back({{"index", i}, {"embedding", VectorFor("x", 1536)}});
     }
-    return JsonAnswer(200, {{"data", data}});
+    return Json(200, {{"data", data}});
   });
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
@@ -203,8 +203,8 @@ TEST(OpenAiEmbedderTest, CountMismatchIsRefused) {
 }
 
 TEST(OpenAiEmbedderTest, ZeroAndOverflowingVectorsAreRefused) {
-  LoopbackServer server(Sequence({JsonAnswer(
-      200, {{"data", {{{"index", 0}, {"embedding", std::vector<double>(1536, 0.0)}}}}})}));
+  LoopbackServer server(Sequence(
+      {Json(200, {{"data", {{{"index", 0}, {"embedding", std::vector<double>(1536, 0.0)}}}}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   auto zero = e->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -212,7 +212,7 @@ TEST(OpenAiEmbedderTest, ZeroAndOverflowingVectorsAreRefused) {
       << zero.status().message();
   nlohmann::json huge = VectorFor("x", 1536);
   huge[5] = 1e39;
-  server.SetHandler(Sequence({JsonAnswer(200, {{"data", {{{"index", 0}, {"embedding", huge}}}}})}));
+  server.SetHandler(Sequence({Json(200, {{"data", {{{"index", 0}, {"embedding", huge}}}}})}));
   auto inf = e->Embed(Texts(1), EmbedPurpose::kDocument);
   EXPECT_NE(inf.status().message().find("NaN or infinite"), std::string::npos)
       << inf.status().message();
@@ -236,11 +236,11 @@ TEST(OpenAiEmbedderTest, TimeoutIsDeadlineExceededQuickly) {
 }
 
 TEST(OpenAiEmbedderTest, ApiErrorMessageIsPassedOn) {
-  LoopbackServer server(Sequence(
-      {JsonAnswer(400, {{"error",
-                         {{"message", "This model's maximum context length is 8192 tokens"},
-                          {"type", "invalid_request_error"},
-                          {"code", nullptr}}}})}));
+  LoopbackServer server(
+      Sequence({Json(400, {{"error",
+                            {{"message", "This model's maximum context length is 8192 tokens"},
+                             {"type", "invalid_request_error"},
+                             {"code", nullptr}}}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -254,7 +254,7 @@ TEST(OpenAiEmbedderTest, KeyAppearsInNoErrorAndNoLogLine) {
   // The server echoes the key, as some APIs do in their error messages.
   const nlohmann::json echo = {
       {"error", {{"message", std::string("Incorrect API key provided: ") + kKey}}}};
-  LoopbackServer server(Sequence({JsonAnswer(500, echo), JsonAnswer(401, echo)}));
+  LoopbackServer server(Sequence({Json(500, echo), Json(401, echo)}));
   LogLines log;
   EmbedderOptions options = OptionsFor(server);
   options.remote.api_key = kKey;

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engram/embedder.h"
+#include "src/http/testing/json_exchange.h"
 #include "src/http/testing/log_lines.h"
 #include "src/http/testing/loopback_server.h"
 
@@ -66,25 +67,11 @@ inline double SquaredNorm(const std::vector<float>& v) {
   return s;
 }
 
-// A JSON answer.
-inline CannedResponse JsonAnswer(int status, const nlohmann::json& body, HttpHeaders headers = {}) {
-  return CannedResponse{status, body.dump(), std::move(headers), 0};
-}
-
-// The request's JSON body; null when it does not parse.
-inline nlohmann::json BodyOf(const ReceivedRequest& request) {
-  return nlohmann::json::parse(request.body, nullptr, false);
-}
-
-inline std::string HeaderOf(const ReceivedRequest& request, std::string_view name) {
-  return FindHeader(request.headers, name).value_or("");
-}
-
 // What OpenAI and Voyage answer for the request's "input": one
 // {"index","embedding"} entry per text, listed last first (the index, not
 // the order, says which text an entry is for).
 inline CannedResponse IndexedDataAnswer(const ReceivedRequest& request, size_t dimension) {
-  const nlohmann::json body = BodyOf(request);
+  const nlohmann::json body = BodyJson(request);
   const nlohmann::json& input = body.at("input");
   nlohmann::json data = nlohmann::json::array();
   for (size_t i = input.size(); i-- > 0;) {
@@ -92,7 +79,7 @@ inline CannedResponse IndexedDataAnswer(const ReceivedRequest& request, size_t d
                     {"index", i},
                     {"embedding", VectorFor(input[i].get<std::string>(), dimension)}});
   }
-  return JsonAnswer(200, {{"object", "list"}, {"data", data}, {"usage", {{"total_tokens", 7}}}});
+  return Json(200, {{"object", "list"}, {"data", data}, {"usage", {{"total_tokens", 7}}}});
 }
 
 }  // namespace engram::testing

@@ -7,10 +7,10 @@
 namespace engram {
 namespace {
 
-using testing::BodyOf;
-using testing::HeaderOf;
+using testing::BodyJson;
+using testing::Header;
 using testing::IndexedDataAnswer;
-using testing::JsonAnswer;
+using testing::Json;
 using testing::LogLines;
 using testing::LoopbackServer;
 using testing::OptionsFor;
@@ -49,13 +49,13 @@ TEST(VoyageEmbedderTest, SendsInputTypeAfterThePurpose) {
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].path, "/v1/embeddings");
-  EXPECT_EQ(HeaderOf(requests[0], "Authorization"), std::string("Bearer ") + kKey);
-  const nlohmann::json doc_body = BodyOf(requests[0]);
+  EXPECT_EQ(Header(requests[0], "Authorization"), std::string("Bearer ") + kKey);
+  const nlohmann::json doc_body = BodyJson(requests[0]);
   EXPECT_EQ(doc_body["input"], nlohmann::json({"text 0", "text 1"}));
   EXPECT_EQ(doc_body["model"], "voyage-3.5");
   EXPECT_EQ(doc_body["input_type"], "document");
   EXPECT_FALSE(doc_body.contains("output_dimension"));
-  EXPECT_EQ(BodyOf(requests[1])["input_type"], "query");
+  EXPECT_EQ(BodyJson(requests[1])["input_type"], "query");
 }
 
 TEST(VoyageEmbedderTest, SplitsBatchesAt1000Inputs) {
@@ -69,8 +69,8 @@ TEST(VoyageEmbedderTest, SplitsBatchesAt1000Inputs) {
   EXPECT_EQ(TagOf((*v)[1000]), 1000);
   const auto requests = server.Requests();
   ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(BodyOf(requests[0])["input"].size(), 1000u);
-  EXPECT_EQ(BodyOf(requests[1])["input"].size(), 1u);
+  EXPECT_EQ(BodyJson(requests[0])["input"].size(), 1000u);
+  EXPECT_EQ(BodyJson(requests[1])["input"].size(), 1u);
 }
 
 TEST(VoyageEmbedderTest, SendsOutputDimensionOnlyWhenNotNative) {
@@ -78,13 +78,13 @@ TEST(VoyageEmbedderTest, SendsOutputDimensionOnlyWhenNotNative) {
   auto wide = Make(server, "voyage-3-large", 2048);
   ASSERT_NE(wide, nullptr);
   ASSERT_TRUE(wide->Embed({"a"}, EmbedPurpose::kDocument).ok());
-  EXPECT_EQ(BodyOf(server.Requests().back())["output_dimension"], 2048);
+  EXPECT_EQ(BodyJson(server.Requests().back())["output_dimension"], 2048);
 
   server.SetHandler(Answering(1024));
   auto native = Make(server, "voyage-code-3", 1024);
   ASSERT_NE(native, nullptr);
   ASSERT_TRUE(native->Embed({"a"}, EmbedPurpose::kDocument).ok());
-  EXPECT_FALSE(BodyOf(server.Requests().back()).contains("output_dimension"));
+  EXPECT_FALSE(BodyJson(server.Requests().back()).contains("output_dimension"));
 }
 
 TEST(VoyageEmbedderTest, RefusesDimensionsTheModelCannotGive) {
@@ -107,10 +107,10 @@ TEST(VoyageEmbedderTest, RefusesDimensionsTheModelCannotGive) {
 }
 
 TEST(VoyageEmbedderTest, DetailOfAnErrorIsPassedOn) {
-  LoopbackServer server(Sequence(
-      {JsonAnswer(400, {{"detail",
-                         "Request to model 'voyage-3.5' failed. The max allowed tokens per "
-                         "submitted batch is 320000."}})}));
+  LoopbackServer server(
+      Sequence({Json(400, {{"detail",
+                            "Request to model 'voyage-3.5' failed. The max allowed tokens per "
+                            "submitted batch is 320000."}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(1), EmbedPurpose::kDocument);
@@ -121,7 +121,7 @@ TEST(VoyageEmbedderTest, DetailOfAnErrorIsPassedOn) {
 
 TEST(VoyageEmbedderTest, RetriesThenFailsWithoutTheKey) {
   const nlohmann::json detail = {{"detail", std::string("Provided API key is invalid: ") + kKey}};
-  LoopbackServer server(Sequence({JsonAnswer(503, detail)}));
+  LoopbackServer server(Sequence({Json(503, detail)}));
   LogLines log;
   EmbedderOptions options = OptionsFor(server);
   options.remote.api_key = kKey;
@@ -140,9 +140,9 @@ TEST(VoyageEmbedderTest, RetriesThenFailsWithoutTheKey) {
 
 TEST(VoyageEmbedderTest, AnswerWithDuplicateIndexesIsRefused) {
   LoopbackServer server(
-      Sequence({JsonAnswer(200, {{"data",
-                                  {{{"index", 0}, {"embedding", VectorFor("a", 1024)}},
-                                   {{"index", 0}, {"embedding", VectorFor("b", 1024)}}}}})}));
+      Sequence({Json(200, {{"data",
+                            {{{"index", 0}, {"embedding", VectorFor("a", 1024)}},
+                             {{"index", 0}, {"embedding", VectorFor("b", 1024)}}}}})}));
   auto e = Make(server);
   ASSERT_NE(e, nullptr);
   auto v = e->Embed(Texts(2), EmbedPurpose::kDocument);

@@ -15,6 +15,7 @@
 #include "engram/llm.h"
 #include "engram/remote.h"
 #include "src/http/http_transport.h"
+#include "src/http/testing/json_exchange.h"
 #include "src/http/testing/log_lines.h"
 #include "src/http/testing/loopback_server.h"
 
@@ -43,21 +44,6 @@ inline LlmRequest HydeRequest() {
   request.max_tokens = 200;
   request.temperature = 0.0;
   return request;
-}
-
-// The request's body as JSON (discarded when it does not parse).
-inline nlohmann::json BodyJson(const ReceivedRequest& request) {
-  return nlohmann::json::parse(request.body, nullptr, false);
-}
-
-// The header's value, or "" when the request has none.
-inline std::string Header(const ReceivedRequest& request, std::string_view name) {
-  return FindHeader(request.headers, name).value_or("");
-}
-
-// A JSON answer with `status`.
-inline CannedResponse Json(int status, const nlohmann::json& body, HttpHeaders headers = {}) {
-  return CannedResponse{status, body.dump(), std::move(headers), 0};
 }
 
 }  // namespace engram::testing
