@@ -139,19 +139,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         response.warnings.push_back("query not embedded: " + v.status().message());
       }
     }
-    query_vector = HydeSearchVector(own, hypothesis_vector, opts->hyde.embed);
+    HydeVector searched = HydeSearchVector(own, hypothesis_vector, opts->hyde.embed);
+    query_vector = std::move(searched.vector);
     if (query_vector.empty()) {
       response.warnings.push_back("semantic signal off for this search: nothing was embedded");
     }
-    if (response.hyde.enabled && !query_vector.empty()) {
-      const bool used_own =
-          !own.empty() && (hypothesis_vector.empty() || opts->hyde.embed != HydeEmbed::kHypothesis);
-      const bool used_hypothesis =
-          !hypothesis_vector.empty() && (own.empty() || opts->hyde.embed != HydeEmbed::kQuery);
-      response.hyde.vector = used_own && used_hypothesis ? "query+hypothesis"
-                             : used_own                  ? "query"
-                                                         : "hypothesis";
-    }
+    if (response.hyde.enabled) response.hyde.vector = std::move(searched.source);
   }
   for (const std::string& f : response.hyde.fallbacks) {
     response.warnings.push_back("hyde: " + f);

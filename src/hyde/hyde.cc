@@ -55,8 +55,8 @@ std::vector<std::string> HydeKeywords(std::string_view query, std::string_view h
   return out;
 }
 
-std::vector<float> HydeSearchVector(const std::vector<float>& query,
-                                    const std::vector<float>& hypothesis, HydeEmbed embed) {
+HydeVector HydeSearchVector(const std::vector<float>& query, const std::vector<float>& hypothesis,
+                            HydeEmbed embed) {
   const bool both = !query.empty() && hypothesis.size() == query.size();
   if (embed == HydeEmbed::kBoth && both) {
     std::vector<float> mean(query.size());
@@ -66,13 +66,15 @@ std::vector<float> HydeSearchVector(const std::vector<float>& query,
       norm += static_cast<double>(mean[i]) * mean[i];
     }
     // Opposite unit vectors have no mean direction: fall back to the query.
-    if (norm <= 1e-12) return query;
+    if (norm <= 1e-12) return {query, "query"};
     const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
     for (float& x : mean) x *= scale;
-    return mean;
+    return {std::move(mean), "query+hypothesis"};
   }
-  if (embed == HydeEmbed::kHypothesis && !hypothesis.empty()) return hypothesis;
-  return query.empty() ? hypothesis : query;
+  if (embed == HydeEmbed::kHypothesis && !hypothesis.empty()) return {hypothesis, "hypothesis"};
+  if (!query.empty()) return {query, "query"};
+  if (!hypothesis.empty()) return {hypothesis, "hypothesis"};
+  return {};
 }
 
 HydeOutcome Hypothesize(const Llm& llm, std::string_view query, const HydeOptions& options,

@@ -42,8 +42,14 @@ std::vector<std::string> HydeKeywords(std::string_view query, std::string_view h
 // (either may be empty when it could not be embedded): kBoth gives the
 // normalised mean of the two, kQuery and kHypothesis the one they name;
 // when the chosen one is missing, the other. Empty when both are.
-std::vector<float> HydeSearchVector(const std::vector<float>& query,
-                                    const std::vector<float>& hypothesis, HydeEmbed embed);
+struct HydeVector {
+  std::vector<float> vector;
+  // Which went into it: "query", "hypothesis", "query+hypothesis"; empty
+  // with the vector.
+  std::string source;
+};
+HydeVector HydeSearchVector(const std::vector<float>& query, const std::vector<float>& hypothesis,
+                            HydeEmbed embed);
 
 // Where hypotheses are cached (the store, for the engine). Errors are
 // reported as fallbacks, never fatal.

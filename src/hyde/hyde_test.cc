@@ -69,25 +69,25 @@ TEST(HydeKeywordsTest, TakesTheHypothesisKeywordsTheQueryLacks) {
 TEST(HydeSearchVectorTest, BothIsTheNormalisedMean) {
   const std::vector<float> q{1, 0, 0};
   const std::vector<float> h{0, 1, 0};
-  const auto v = HydeSearchVector(q, h, HydeEmbed::kBoth);
+  const auto v = HydeSearchVector(q, h, HydeEmbed::kBoth).vector;
   ASSERT_EQ(v.size(), 3u);
   EXPECT_NEAR(v[0], 1 / std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(v[1], 1 / std::sqrt(2.0), 1e-6);
   EXPECT_EQ(v[2], 0.0F);
-  EXPECT_EQ(HydeSearchVector(q, h, HydeEmbed::kQuery), q);
-  EXPECT_EQ(HydeSearchVector(q, h, HydeEmbed::kHypothesis), h);
+  EXPECT_EQ(HydeSearchVector(q, h, HydeEmbed::kQuery).vector, q);
+  EXPECT_EQ(HydeSearchVector(q, h, HydeEmbed::kHypothesis).vector, h);
 }
 
 TEST(HydeSearchVectorTest, FallsBackToWhicheverVectorExists) {
   const std::vector<float> q{1, 0};
   const std::vector<float> h{0, 1};
-  EXPECT_EQ(HydeSearchVector(q, {}, HydeEmbed::kBoth), q);
-  EXPECT_EQ(HydeSearchVector({}, h, HydeEmbed::kBoth), h);
-  EXPECT_EQ(HydeSearchVector(q, {}, HydeEmbed::kHypothesis), q);
-  EXPECT_EQ(HydeSearchVector({}, h, HydeEmbed::kQuery), h);
-  EXPECT_TRUE(HydeSearchVector({}, {}, HydeEmbed::kBoth).empty());
+  EXPECT_EQ(HydeSearchVector(q, {}, HydeEmbed::kBoth).vector, q);
+  EXPECT_EQ(HydeSearchVector({}, h, HydeEmbed::kBoth).vector, h);
+  EXPECT_EQ(HydeSearchVector(q, {}, HydeEmbed::kHypothesis).vector, q);
+  EXPECT_EQ(HydeSearchVector({}, h, HydeEmbed::kQuery).vector, h);
+  EXPECT_TRUE(HydeSearchVector({}, {}, HydeEmbed::kBoth).vector.empty());
   // Opposite vectors have no mean direction.
-  EXPECT_EQ(HydeSearchVector(q, {-1, 0}, HydeEmbed::kBoth), q);
+  EXPECT_EQ(HydeSearchVector(q, {-1, 0}, HydeEmbed::kBoth).vector, q);
 }
 
 TEST(HypothesizeTest, AsksTheLlmOnceThenAnswersFromTheCache) {
