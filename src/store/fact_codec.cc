@@ -67,6 +67,10 @@ Status ApplyField(const std::string& key, const json& v, NewFact* f) {
 }  // namespace
 
 std::string FactToJsonLine(const Fact& f) {
+  return FactToJson(f).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json FactToJson(const Fact& f) {
   json j = json::object();
   j["id"] = f.id;
   j["scope"] = f.scope;
@@ -81,7 +85,7 @@ std::string FactToJsonLine(const Fact& f) {
   j["confidence"] = f.confidence;
   j["metadata"] = json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
   if (j["metadata"].is_discarded()) j["metadata"] = json::object();
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return j;
 }
 
 Result<NewFact> ParseFactJson(std::string_view text) {
@@ -95,6 +99,10 @@ Result<NewFact> ParseFactJson(std::string_view text) {
   } catch (const json::parse_error& e) {
     return InvalidArgument("malformed JSON at byte " + std::to_string(e.byte));
   }
+  return ParseFactObject(j);
+}
+
+Result<NewFact> ParseFactObject(const json& j) {
   if (!j.is_object()) return InvalidArgument("expected a JSON object, got " + TypeName(j));
   NewFact fact;
   bool has_content = false;

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "engram/fact.h"
 #include "engram/status.h"
 
@@ -21,10 +23,16 @@ namespace engram {
 // with milliseconds, metadata as an object.
 std::string FactToJsonLine(const Fact& fact);
 
+// The same object, for callers that embed it in a larger document.
+nlohmann::json FactToJson(const Fact& fact);
+
 // Parses one JSON object. Known keys: content (alias text), scope, tags,
 // kind, source, confidence, metadata, id, created_at, updated_at,
 // last_accessed, access_count. Unknown keys and wrong types are errors.
 Result<NewFact> ParseFactJson(std::string_view json);
+
+// The same for a value already parsed (an element of a request body).
+Result<NewFact> ParseFactObject(const nlohmann::json& object);
 
 // One record of an input file: its 1-based line number and the parsed fact
 // or the reason it could not be parsed.

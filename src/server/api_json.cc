@@ -1,0 +1,79 @@
+#include "src/server/api_json.h"
+
+#include "src/store/fact_codec.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+
+json SignalJson(const SignalValue& s) {
+  return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}, {"rank", s.rank}};
+}
+
+json HydeJson(const HydeReport& h) {
+  if (!h.enabled) return nullptr;
+  return {{"llm", h.llm},           {"hypothesis", h.hypothesis}, {"cached", h.cached},
+          {"keywords", h.keywords}, {"vector", h.vector},         {"fallbacks", h.fallbacks}};
+}
+
+}  // namespace
+
+json SearchResponseToJson(const std::string& query, FusionMode mode, const SearchResponse& response,
+                          bool explain) {
+  json hits = json::array();
+  for (const SearchHit& h : response.hits) {
+    json hit = {{"score", h.score}, {"fact", FactToJson(h.fact)}};
+    if (explain) {
+      const Explanation& e = h.explanation;
+      hit["signals"] = {{"semantic", SignalJson(e.semantic)},
+                        {"lexical", SignalJson(e.lexical)},
+                        {"temporal", SignalJson(e.temporal)}};
+      hit["weights"] = {{"semantic", e.weights.semantic},
+                        {"lexical", e.weights.lexical},
+                        {"temporal", e.weights.temporal}};
+      hit["matched_terms"] = e.matched_terms;
+    }
+    hits.push_back(std::move(hit));
+  }
+  return {{"query", query},
+          {"mode", FusionModeName(mode)},
+          {"language", response.language},
+          {"terms", response.query_terms},
+          {"candidates", response.candidates},
+          {"semantic", response.semantic},
+          {"vector_candidates", response.vector_candidates},
+          {"temporal_fallback", response.temporal_fallback},
+          {"hyde", HydeJson(response.hyde)},
+          {"missing_scopes", response.missing_scopes},
+          {"warnings", response.warnings},
+          {"hits", std::move(hits)}};
+}
+
+json StoreStatsToJson(const StoreStats& stats) {
+  json scopes = json::object();
+  for (const auto& [scope, count] : stats.scopes) scopes[scope] = count;
+  json spaces = json::array();
+  for (const SpaceStats& s : stats.spaces) {
+    spaces.push_back({{"space", s.space.Key()}, {"vectors", s.vectors}, {"active", s.active}});
+  }
+  json embedding = nullptr;
+  if (!stats.active_space.provider.empty()) {
+    embedding = {{"provider", stats.active_space.provider},
+                 {"model", stats.active_space.model},
+                 {"dimension", stats.active_space.dimension},
+                 {"vectors", stats.vectors},
+                 {"missing_vectors", stats.missing_vectors}};
+  }
+  return {{"facts", stats.facts},
+          {"scopes", std::move(scopes)},
+          {"schema_version", stats.schema_version},
+          {"embedding", std::move(embedding)},
+          {"spaces", std::move(spaces)}};
+}
+
+std::string DumpJson(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace engram

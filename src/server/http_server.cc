@@ -1,0 +1,278 @@
+#include "src/server/http_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#include "src/server/api_json.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kJson[] = "application/json";
+
+void SendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(DumpJson(body) + "\n", kJson);
+}
+
+void SendError(httplib::Response& res, int status, std::string_view code,
+               const std::string& message) {
+  SendJson(res, status, {{"error", {{"code", code}, {"message", message}}}});
+}
+
+void SendStatus(httplib::Response& res, const Status& status) {
+  SendError(res, HttpStatusFor(status.code()), StatusCodeName(status.code()), status.message());
+}
+
+// Compares without stopping at the first difference, so the time taken
+// says nothing about how much of a guess was right.
+bool SameSecret(std::string_view given, std::string_view expected) {
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^ expected[i % expected.size()]);
+  }
+  return diff == 0;
+}
+
+// The request's query parameters as a JSON object; a name given twice
+// becomes an array.
+json QueryParams(const httplib::Request& req) {
+  json out = json::object();
+  for (const auto& [name, value] : req.params) {
+    if (!out.contains(name)) {
+      out[name] = value;
+    } else if (out[name].is_array()) {
+      out[name].push_back(value);
+    } else {
+      out[name] = json::array({out[name], value});
+    }
+  }
+  return out;
+}
+
+// The body as JSON; an error naming the byte when it is not.
+Result<json> BodyJson(const httplib::Request& req) {
+  if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
+  try {
+    return json::parse(req.body);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument("request body: malformed JSON at byte " + std::to_string(e.byte));
+  }
+}
+
+}  // namespace
+
+int HttpStatusFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition:
+      return 409;
+    case StatusCode::kNotSupported:
+      return 501;
+    case StatusCode::kUnavailable:
+    case StatusCode::kCancelled:
+      return 503;
+    case StatusCode::kDeadlineExceeded:
+      return 504;
+    case StatusCode::kIOError:
+    case StatusCode::kCorruption:
+    case StatusCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+bool IsDefaultLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "::1" || host == "localhost";
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(MemoryApi* api, ServerOptions options) {
+  if (!IsDefaultLoopback(options.host) && options.token.empty()) {
+    return InvalidArgument("serve: refusing to listen on " + options.host +
+                           " without a bearer token: set server.token (ENGRAM_SERVER_TOKEN), "
+                           "or listen on 127.0.0.1");
+  }
+  if (options.port < 0 || options.port > 65535) {
+    return InvalidArgument("serve: port " + std::to_string(options.port) + " is not in 0..65535");
+  }
+  if (options.threads < 1) return InvalidArgument("serve: threads must be at least 1");
+  return std::unique_ptr<HttpServer>(new HttpServer(api, std::move(options)));
+}
+
+HttpServer::HttpServer(MemoryApi* api, ServerOptions options)
+    : api_(api), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+  const auto threads = static_cast<size_t>(options_.threads);
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->set_payload_max_length(options_.limits.max_body_bytes);
+  server_->set_read_timeout(std::chrono::milliseconds(options_.read_timeout_ms));
+  server_->set_keep_alive_timeout(std::max(1, options_.keep_alive_timeout_ms / 1000));
+  server_->set_keep_alive_max_count(1000000);
+  Route();
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Route() {
+  httplib::Server& s = *server_;
+  // The token check comes before routing, so an unknown path tells an
+  // unauthenticated caller nothing either.
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (options_.token.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    const std::string header = req.get_header_value("Authorization");
+    constexpr std::string_view kBearer = "Bearer ";
+    if (header.empty()) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"engram\"");
+      SendError(res, 401, "unauthenticated", "missing bearer token (Authorization: Bearer ...)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (header.rfind(kBearer, 0) != 0 ||
+        !SameSecret(std::string_view(header).substr(kBearer.size()), options_.token)) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"engram\", error=\"invalid_token\"");
+      SendError(res, 401, "unauthenticated", "wrong bearer token");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Answers the API's result, or its error.
+  const auto reply = [](httplib::Response& res, const Result<json>& result, int ok_status = 200) {
+    if (result.ok()) {
+      SendJson(res, ok_status, *result);
+    } else {
+      SendStatus(res, result.status());
+    }
+  };
+  // Runs `call` on the parsed body.
+  const auto with_body = [reply](auto call) {
+    return [reply, call](const httplib::Request& req, httplib::Response& res) {
+      auto body = BodyJson(req);
+      if (!body.ok()) return SendStatus(res, body.status());
+      reply(res, call(*body));
+    };
+  };
+  s.Post("/v1/facts", [this](const httplib::Request& req, httplib::Response& res) {
+    auto body = BodyJson(req);
+    if (!body.ok()) return SendStatus(res, body.status());
+    if (req.has_param("scope")) {
+      json& b = *body;
+      if (b.is_object() && b.contains("scope") && b["scope"] != req.get_param_value("scope")) {
+        return SendStatus(res, InvalidArgument("add: the scope in the URL differs from the "
+                                               "body's field 'scope'"));
+      }
+      if (b.is_object()) b["scope"] = req.get_param_value("scope");
+    }
+    auto result = api_->Add(*body);
+    const bool created = result.ok() && (*result)["added"].get<int64_t>() > 0;
+    if (result.ok()) return SendJson(res, created ? 201 : 200, *result);
+    SendStatus(res, result.status());
+  });
+  s.Get("/v1/facts", [this, reply](const httplib::Request& req, httplib::Response& res) {
+    reply(res, api_->List(QueryParams(req), /*from_query=*/true));
+  });
+  s.Get(R"(/v1/facts/([^/]+))", [this, reply](const httplib::Request& req, httplib::Response& res) {
+    json args = QueryParams(req);
+    args["id"] = req.matches[1].str();
+    reply(res, api_->Get(args, /*from_query=*/true));
+  });
+  s.Delete(R"(/v1/facts/([^/]+))",
+           [this, reply](const httplib::Request& req, httplib::Response& res) {
+             json args = QueryParams(req);
+             args["id"] = req.matches[1].str();
+             reply(res, api_->Forget(args, /*from_query=*/true));
+           });
+  s.Post("/v1/search", with_body([this](const json& body) { return api_->Search(body); }));
+  s.Get("/v1/config", [this, reply](const httplib::Request&, httplib::Response& res) {
+    reply(res, api_->Config());
+  });
+  s.Post("/v1/reload", [this, reply](const httplib::Request&, httplib::Response& res) {
+    reply(res, api_->Reload());
+  });
+  s.Get("/healthz", [this, reply](const httplib::Request&, httplib::Response& res) {
+    reply(res, api_->Health());
+  });
+
+  // A known path with the wrong method: 405 and the methods it takes.
+  const auto wrong_method = [](const char* allow) {
+    return [allow](const httplib::Request& req, httplib::Response& res) {
+      res.set_header("Allow", allow);
+      SendError(res, 405, "method_not_allowed",
+                req.method + " " + req.path + ": allowed: " + allow);
+    };
+  };
+  for (const char* path : {"/v1/search", "/v1/reload"}) {
+    s.Get(path, wrong_method("POST"));
+    s.Put(path, wrong_method("POST"));
+    s.Delete(path, wrong_method("POST"));
+  }
+  for (const char* path : {"/v1/config", "/healthz"}) {
+    s.Post(path, wrong_method("GET"));
+    s.Put(path, wrong_method("GET"));
+    s.Delete(path, wrong_method("GET"));
+  }
+  s.Put("/v1/facts", wrong_method("GET, POST"));
+  s.Delete("/v1/facts", wrong_method("GET, POST"));
+  s.Put(R"(/v1/facts/([^/]+))", wrong_method("GET, DELETE"));
+  s.Post(R"(/v1/facts/([^/]+))", wrong_method("GET, DELETE"));
+
+  // Errors httplib answers itself (no route, body too large, unreadable
+  // request) get the same JSON shape; a handler's own error body stays.
+  s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413) {
+      SendError(res, 413, "payload_too_large",
+                "request body: larger than the limit of " +
+                    std::to_string(options_.limits.max_body_bytes) +
+                    " bytes (server.max_body_bytes)");
+    } else if (res.status == 404) {
+      SendError(res, 404, "not_found", "no route " + req.method + " " + req.path);
+    } else {
+      SendError(res, res.status, "bad_request",
+                "request: refused with HTTP " + std::to_string(res.status));
+    }
+  });
+  s.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+        std::string what = "unknown exception";
+        try {
+          std::rethrow_exception(std::move(error));
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        SendError(res, 500, "internal", "server: " + what);
+      });
+}
+
+Status HttpServer::Start() {
+  if (listener_.joinable()) return FailedPrecondition("serve: already started");
+  if (options_.port == 0) {
+    port_ = server_->bind_to_any_port(options_.host);
+  } else if (server_->bind_to_port(options_.host, options_.port)) {
+    port_ = options_.port;
+  }
+  if (port_ <= 0) {
+    port_ = 0;
+    return IOError("serve: cannot listen on " + options_.host + ":" +
+                   std::to_string(options_.port) + " (address in use or not local)");
+  }
+  listener_ = std::thread([this] { server_->listen_after_bind(); });
+  return Status::OK();
+}
+
+void HttpServer::Stop() {
+  if (!listener_.joinable()) return;
+  server_->stop();
+  listener_.join();
+}
+
+}  // namespace engram

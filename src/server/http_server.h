@@ -1,0 +1,71 @@
+// HttpServer: the JSON API of `engram serve` over HTTP/1.1 (cpp-httplib).
+//
+//   POST   /v1/facts        add one fact or a batch      201 when one is new, else 200
+//   GET    /v1/facts        list (scope, tag, kind, limit, offset as query parameters)
+//   GET    /v1/facts/{id}   one fact (?scope=)
+//   DELETE /v1/facts/{id}   forget it (?scope=)
+//   POST   /v1/search       {query, k, scope, mode, explain, record, hyde}
+//   GET    /v1/config       settings with their sources, store counts
+//   POST   /v1/reload       resolve the configuration again and put it in force
+//   GET    /healthz         {status: "ok"}
+//
+// Every answer is JSON. Errors read {"error": {"code", "message"}} with
+// 400 (bad argument or JSON), 401 (missing or wrong token), 404, 405, 409,
+// 413 (body over limits.max_body_bytes), 500 or 503. With a token set,
+// every request, /healthz included, must carry "Authorization: Bearer
+// <token>"; the comparison takes the same time whatever the guess.
+//
+// Thread-safety: Start and Stop from one controlling thread; requests are
+// served by `threads` workers. Stop stops accepting, lets requests in
+// flight finish, then returns. Ownership: the MemoryApi must outlive it.
+#ifndef ENGRAM_SRC_SERVER_HTTP_SERVER_H_
+#define ENGRAM_SRC_SERVER_HTTP_SERVER_H_
+
+#include <memory>
+#include <thread>
+
+#include "engram/status.h"
+#include "src/server/memory_api.h"
+#include "src/server/server_options.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
+
+namespace engram {
+
+class HttpServer {
+ public:
+  // InvalidArgument when `options.host` is not the default loopback and
+  // no token is set, or an option is out of range.
+  static Result<std::unique_ptr<HttpServer>> Create(MemoryApi* api, ServerOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds host:port and starts serving in the background. IOError when the
+  // address cannot be bound (in use, not local).
+  Status Start();
+  // The port bound (the chosen one when options.port was 0); 0 before Start.
+  int port() const { return port_; }
+  // Stops accepting connections, waits for requests in flight, returns.
+  // Idempotent.
+  void Stop();
+
+ private:
+  HttpServer(MemoryApi* api, ServerOptions options);
+  void Route();
+
+  MemoryApi* api_;
+  ServerOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread listener_;
+  int port_ = 0;
+};
+
+// The HTTP status for an error of `code`.
+int HttpStatusFor(StatusCode code);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_SERVER_HTTP_SERVER_H_

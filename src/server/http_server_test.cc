@@ -1,0 +1,380 @@
+// The HTTP API end to end: a real server on a loopback address, a real
+// SQLite store, a real HTTP client. Every route, its errors, the limits,
+// the bearer token on a non-default address, reload under load, and the
+// drain on stop.
+#include "src/server/http_server.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "src/embed/remote_embedder_test_util.h"
+#include "src/server/server_test_util.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+using testing::JsonReply;
+using testing::ServedStore;
+
+std::string ErrorCode(const JsonReply& r) { return r.body["error"].value("code", ""); }
+std::string ErrorMessage(const JsonReply& r) { return r.body["error"].value("message", ""); }
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_.Serve(); }
+  ServedStore store_;
+};
+
+TEST_F(HttpServerTest, HealthzAnswersOk) {
+  const JsonReply r = store_.Get("/healthz");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["status"], "ok");
+}
+
+TEST_F(HttpServerTest, AddGetListSearchDeleteOneFact) {
+  JsonReply r = store_.Post("/v1/facts", {{"content", "The staging database listens on port 5433"},
+                                          {"tags", {"db", "Staging"}}});
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["added"], 1);
+  const std::string id = r.body["facts"][0]["id"];
+  EXPECT_EQ(id.size(), 24u);
+
+  r = store_.Post("/v1/facts", {{"content", "the staging  database listens on port 5433"}});
+  EXPECT_EQ(r.status, 200) << "the same text merges";
+  EXPECT_EQ(r.body["merged"], 1);
+
+  r = store_.Get("/v1/facts/" + id);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["content"], "The staging database listens on port 5433");
+  EXPECT_EQ(r.body["tags"], json({"db", "staging"}));
+
+  r = store_.Get("/v1/facts/" + id.substr(0, 8));
+  EXPECT_EQ(r.status, 200) << "an id prefix works";
+
+  r = store_.Get("/v1/facts?limit=10");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["count"], 1);
+  EXPECT_EQ(r.body["facts"][0]["id"], id);
+
+  r = store_.Post("/v1/search",
+                  {{"query", "which port does the staging database use"}, {"explain", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  ASSERT_EQ(r.body["hits"].size(), 1u);
+  EXPECT_EQ(r.body["hits"][0]["fact"]["id"], id);
+  EXPECT_TRUE(r.body["hits"][0]["signals"]["lexical"]["present"]);
+  EXPECT_EQ(r.body["mode"], "blended");
+
+  r = store_.Call("DELETE", "/v1/facts/" + id);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["forgotten"], 1);
+  r = store_.Get("/v1/facts/" + id);
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(ErrorCode(r), "not_found");
+  r = store_.Call("DELETE", "/v1/facts/" + id);
+  EXPECT_EQ(r.status, 404);
+}
+
+TEST_F(HttpServerTest, BatchAddIsAllOrNothing) {
+  JsonReply r = store_.Post(
+      "/v1/facts", {{"facts", {{{"content", "one"}}, {{"content", " "}}, {{"content", "three"}}}}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(ErrorMessage(r).find("facts[1]"), std::string::npos) << r.raw;
+  EXPECT_EQ(store_.Get("/v1/facts").body["count"], 0) << "nothing stored";
+
+  r = store_.Post("/v1/facts", {{"scope", "team"},
+                                {"facts",
+                                 {{{"content", "Deploys happen on Tuesdays"}, {"tags", {"ops"}}},
+                                  {{"content", "Code review needs two approvals"}}}}});
+  ASSERT_EQ(r.status, 201) << r.raw;
+  EXPECT_EQ(r.body["added"], 2);
+  EXPECT_EQ(r.body["facts"][0]["scope"], "team");
+  EXPECT_EQ(store_.Get("/v1/facts?scope=team").body["count"], 2);
+
+  r = store_.Post("/v1/facts",
+                  {{"scope", "team"}, {"facts", {{{"content", "x y z"}, {"scope", "other"}}}}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(ErrorMessage(r).find("differs"), std::string::npos) << r.raw;
+}
+
+TEST_F(HttpServerTest, ScopesIsolate) {
+  ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Alice prefers dark mode"}}).status,
+            201);
+  ASSERT_EQ(
+      store_.Post("/v1/facts", {{"content", "Bob prefers light mode"}, {"scope", "bob"}}).status,
+      201);
+  JsonReply r = store_.Post("/v1/search", {{"query", "prefers mode"}, {"scope", "alice"}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  ASSERT_EQ(r.body["hits"].size(), 1u);
+  EXPECT_EQ(r.body["hits"][0]["fact"]["scope"], "alice");
+  r = store_.Post("/v1/search", {{"query", "prefers mode"}, {"scope", {"alice", "bob"}}});
+  EXPECT_EQ(r.body["hits"].size(), 2u);
+  r = store_.Post("/v1/search", {{"query", "prefers mode"}});
+  EXPECT_EQ(r.body["hits"].size(), 0u) << "the default scope holds neither";
+  EXPECT_EQ(r.body["missing_scopes"], json({"default"}));
+  const std::string id = store_.Get("/v1/facts?scope=alice").body["facts"][0]["id"];
+  EXPECT_EQ(store_.Get("/v1/facts/" + id + "?scope=bob").status, 404);
+  EXPECT_EQ(store_.Post("/v1/facts?scope=bob", {{"content", "c"}, {"scope", "alice"}}).status, 400);
+}
+
+TEST_F(HttpServerTest, BadRequestsNameWhatIsWrong) {
+  struct Case {
+    std::string method, path, body, code, needle;
+  };
+  const std::string long_query(store_.limits().max_query_bytes + 1, 'q');
+  const std::vector<Case> cases = {
+      {"POST", "/v1/search", "{\"query\": \"x\",", "invalid_argument", "malformed JSON at byte"},
+      {"POST", "/v1/search", "", "invalid_argument", "empty"},
+      {"POST", "/v1/search", "[1, 2]", "invalid_argument", "expected a JSON object"},
+      {"POST", "/v1/search", R"({"k": 3})", "invalid_argument", "field 'query': is required"},
+      {"POST", "/v1/search", R"({"query": "x", "k": 0})", "invalid_argument", "field 'k'"},
+      {"POST", "/v1/search", R"({"query": "x", "k": "ten"})", "invalid_argument", "field 'k'"},
+      {"POST", "/v1/search", R"({"query": "x", "mode": "fuzzy"})", "invalid_argument",
+       "field 'mode'"},
+      {"POST", "/v1/search", R"({"query": "x", "colour": 1})", "invalid_argument",
+       "unknown field 'colour'"},
+      {"POST", "/v1/search", R"({"query": "x", "scope": ""})", "invalid_argument", "field 'scope'"},
+      {"POST", "/v1/search", json({{"query", long_query}}).dump(), "invalid_argument",
+       "field 'query': is 8193 bytes; the limit is 8192"},
+      {"POST", "/v1/facts", R"({"content": 42})", "invalid_argument", "field 'content'"},
+      {"POST", "/v1/facts", R"({"text": "a", "colour": "red"})", "invalid_argument",
+       "unknown field 'colour'"},
+      {"POST", "/v1/facts", R"({"content": "a", "confidence": 7})", "invalid_argument",
+       "confidence"},
+      {"POST", "/v1/facts", R"({"facts": []})", "invalid_argument", "field 'facts': is empty"},
+      {"POST", "/v1/facts", "{\"content\": \"\xff\"}", "invalid_argument", "malformed JSON"},
+      {"GET", "/v1/facts?limit=many", "", "invalid_argument", "field 'limit'"},
+      {"GET", "/v1/facts?limit=0", "", "invalid_argument", "field 'limit'"},
+      {"GET", "/v1/facts?size=3", "", "invalid_argument", "unknown field 'size'"},
+      {"DELETE", "/v1/facts/abcd?tag=x", "", "invalid_argument", "exactly one"},
+  };
+  for (const Case& c : cases) {
+    const JsonReply r = store_.Call(c.method, c.path, c.body);
+    EXPECT_EQ(r.status, 400) << c.method << " " << c.path << " " << c.body << " -> " << r.raw;
+    EXPECT_EQ(ErrorCode(r), c.code) << r.raw;
+    EXPECT_NE(ErrorMessage(r).find(c.needle), std::string::npos)
+        << "'" << c.needle << "' not in " << r.raw;
+  }
+}
+
+TEST_F(HttpServerTest, UnknownRoutesAndWrongMethodsAnswerJson) {
+  JsonReply r = store_.Get("/v1/nothing");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(ErrorCode(r), "not_found");
+  r = store_.Get("/v1/search");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(ErrorCode(r), "method_not_allowed");
+  r = store_.Call("PUT", "/v1/facts/abcd", "{}");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_NE(ErrorMessage(r).find("GET, DELETE"), std::string::npos);
+}
+
+TEST(HttpServerLimitsTest, BodyOverTheLimitIs413AndStoresNothing) {
+  ServedStore store;
+  store.limits().max_body_bytes = 4096;
+  store.limits().max_batch = 3;
+  store.Serve();
+  const std::string big(5000, 'a');
+  JsonReply r = store.Post("/v1/facts", {{"content", big}});
+  EXPECT_EQ(r.status, 413) << r.raw;
+  EXPECT_EQ(ErrorCode(r), "payload_too_large");
+  EXPECT_NE(ErrorMessage(r).find("4096"), std::string::npos);
+  r = store.Post(
+      "/v1/facts",
+      {{"facts",
+        {{{"content", "a"}}, {{"content", "b"}}, {{"content", "c"}}, {{"content", "d"}}}}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(ErrorMessage(r).find("has 4 facts; the limit is 3"), std::string::npos) << r.raw;
+  EXPECT_EQ(store.Get("/v1/facts").body["count"], 0);
+  // The server is still serving.
+  EXPECT_EQ(store.Post("/v1/facts", {{"content", "small"}}).status, 201);
+}
+
+TEST(HttpServerLimitsTest, ContentOverTheEngineLimitIs400) {
+  ServedStore store;
+  store.engine_options().limits.max_content_bytes = 100;
+  store.Serve();
+  const JsonReply r = store.Post("/v1/facts", {{"content", std::string(101, 'x')}});
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_NE(ErrorMessage(r).find("content"), std::string::npos) << r.raw;
+}
+
+TEST_F(HttpServerTest, ConfigShowsSettingsSearchDefaultsAndStore) {
+  ASSERT_EQ(store_.Post("/v1/facts", {{"content", "a fact to count"}}).status, 201);
+  const JsonReply r = store_.Get("/v1/config");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["settings"]["embed.provider"]["value"], "hash");
+  EXPECT_EQ(r.body["search"]["k"], 10);
+  EXPECT_EQ(r.body["store"]["facts"], 1);
+  EXPECT_EQ(r.body["store"]["embedding"]["provider"], "hash");
+}
+
+TEST(HttpServerAuthTest, RefusesAnotherAddressWithoutAToken) {
+  ServedStore store;
+  ServerOptions o;
+  o.host = "127.0.0.2";
+  auto server = HttpServer::Create(&store.Api(), o);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(server.status().message().find("without a bearer token"), std::string::npos);
+}
+
+TEST(HttpServerAuthTest, AnotherAddressNeedsTheTokenOnEveryRequest) {
+  const std::string token = "s3cret-token-value";
+  ServedStore store;
+  store.Serve("127.0.0.2", token);
+  for (const char* path : {"/healthz", "/v1/facts", "/v1/config", "/v1/nothing"}) {
+    JsonReply r = store.Call("GET", path);
+    EXPECT_EQ(r.status, 401) << path;
+    EXPECT_EQ(ErrorCode(r), "unauthenticated");
+    EXPECT_NE(ErrorMessage(r).find("missing"), std::string::npos);
+    r = store.Call("GET", path, "", "s3cret-token-valuf");
+    EXPECT_EQ(r.status, 401) << path;
+    EXPECT_NE(ErrorMessage(r).find("wrong"), std::string::npos);
+    EXPECT_EQ(r.raw.find(token), std::string::npos) << "the token is never echoed";
+  }
+  EXPECT_EQ(store.Call("POST", "/v1/facts", R"({"content": "x"})", "wrong").status, 401);
+  EXPECT_EQ(store.Get("/v1/facts").body.value("count", -1), -1);
+  EXPECT_EQ(store.Call("POST", "/v1/facts", R"({"content": "let in"})", token).status, 201);
+  JsonReply r = store.Call("GET", "/v1/facts", "", token);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["count"], 1);
+  auto client = store.Client();
+  auto res = client->Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->get_header_value("WWW-Authenticate"), "Bearer realm=\"engram\"");
+}
+
+// An embedder that takes its time, to hold a request in flight.
+class SlowEmbedder final : public Embedder {
+ public:
+  explicit SlowEmbedder(int ms) : inner_(8), ms_(ms) {}
+  const EmbeddingSpace& Space() const override { return inner_.Space(); }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                EmbedPurpose purpose) const override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    return inner_.Embed(texts, purpose);
+  }
+
+ private:
+  HashEmbedder inner_;
+  int ms_;
+};
+
+TEST(HttpServerStopTest, StopLetsARequestInFlightFinish) {
+  ServedStore store(std::make_shared<SlowEmbedder>(600));
+  store.Serve();
+  JsonReply in_flight;
+  std::thread search([&] { in_flight = store.Post("/v1/search", {{"query", "anything"}}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  store.server().Stop();
+  search.join();
+  EXPECT_EQ(in_flight.status, 200) << in_flight.raw;
+  auto client = store.Client();
+  client->set_connection_timeout(1, 0);
+  EXPECT_FALSE(client->Get("/healthz")) << "no longer accepting";
+}
+
+TEST(HttpServerReloadTest, FailedReloadKeepsTheConfigurationInForce) {
+  ServedStore store;
+  store.SetLoader([]() -> Result<ServingConfig> {
+    return InvalidArgument("config: read 'x.toml': expected '=' at line 3");
+  });
+  store.Serve();
+  JsonReply r = store.Post("/v1/reload", json::object());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(ErrorMessage(r).find("reload: config: read 'x.toml'"), std::string::npos) << r.raw;
+  ASSERT_EQ(store.Post("/v1/facts", {{"content", "still works"}}).status, 201);
+  EXPECT_EQ(store.Get("/v1/config").body["store"]["embedding"]["provider"], "hash");
+}
+
+// Reload switches the embedding provider between the in-process hash
+// embedder and an OpenAI-compatible server on loopback while clients
+// search and add: no request fails, every added fact is there, and the
+// store ends in the last provider's space.
+TEST(HttpServerReloadTest, SwitchingProviderMidRunFailsNoRequest) {
+  testing::LoopbackServer openai([](const testing::ReceivedRequest& req) {
+    const json body = json::parse(req.body);
+    json data = json::array();
+    for (size_t i = 0; i < body["input"].size(); ++i) {
+      data.push_back({{"index", i},
+                      {"embedding", testing::VectorFor(body["input"][i].get<std::string>(), 8)}});
+    }
+    testing::CannedResponse answer;
+    answer.body = json({{"data", data}}).dump();
+    return answer;
+  });
+  ServedStore store;
+  store.engine_options().vector.background_backfill = true;
+  std::atomic<int> reloads{0};
+  store.SetLoader([&]() -> Result<ServingConfig> {
+    ServingConfig c;
+    c.engine = store.engine_options();
+    if (reloads.fetch_add(1) % 2 == 0) {
+      EmbedderOptions o = testing::OptionsFor(openai);
+      o.remote.api_key = "sk-test";
+      o.dimensions = 8;
+      ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateEmbedder("openai", o));
+      c.engine.embedder = std::move(e);
+    } else {
+      c.engine.embedder = std::make_shared<HashEmbedder>(64);
+    }
+    return c;
+  });
+  store.Serve();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, searches{0};
+  std::vector<std::string> added;
+  std::mutex added_mutex;
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 3; ++t) {
+    clients.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        if (t == 0) {
+          const std::string content = "fact number " + std::to_string(i) + " about deploys";
+          const JsonReply r = store.Post("/v1/facts", {{"content", content}});
+          if (r.status != 201) {
+            ++failures;
+            ADD_FAILURE() << r.status << " " << r.raw;
+          }
+          std::lock_guard lock(added_mutex);
+          added.push_back(content);
+        } else {
+          const JsonReply r = store.Post("/v1/search", {{"query", "deploys fact"}, {"k", 5}});
+          if (r.status != 200) {
+            ++failures;
+            ADD_FAILURE() << r.status << " " << r.raw;
+          }
+          ++searches;
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 6; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const JsonReply r = store.Post("/v1/reload", json::object());
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.body["embedding"], i % 2 == 0 ? "openai:text-embedding-3-small:8" : "hash:fnv1a:64")
+        << r.raw;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  stop = true;
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(searches, 10);
+  EXPECT_FALSE(openai.Requests().empty()) << "the OpenAI provider was used";
+  const JsonReply listed = store.Get("/v1/facts?limit=1000");
+  std::set<std::string> present;
+  for (const json& f : listed.body["facts"]) present.insert(f["content"]);
+  for (const std::string& c : added) EXPECT_TRUE(present.count(c)) << c;
+  EXPECT_EQ(store.Get("/v1/config").body["store"]["embedding"]["provider"], "hash");
+}
+
+}  // namespace
+}  // namespace engram

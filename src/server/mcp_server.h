@@ -1,0 +1,66 @@
+// McpServer: engram as a Model Context Protocol server on stdio.
+//
+// JSON-RPC 2.0, one message per line (the MCP stdio transport). Methods:
+// `initialize` (the protocol version is negotiated: the client's when this
+// server speaks it, else the newest this server speaks), `ping`,
+// `tools/list`, `tools/call`; notifications are read and not answered.
+// Tools: memory_search, memory_add, memory_forget, memory_list, each with
+// a JSON Schema for its input, each a thin mapping onto MemoryApi.
+//
+// Errors follow JSON-RPC: -32700 for malformed JSON (id null), -32600 for
+// a message that is not a request, -32601 for an unknown method, -32602
+// for an unknown tool or arguments the tool's schema or limits refuse (the
+// message names the field). A tool that runs and fails (an id that does
+// not exist, a store error) answers a result with isError true. Nothing a
+// client sends stops the server; it ends when its input does.
+//
+// Thread-safety: one Serve loop per instance. Ownership: the MemoryApi
+// must outlive it.
+#ifndef ENGRAM_SRC_SERVER_MCP_SERVER_H_
+#define ENGRAM_SRC_SERVER_MCP_SERVER_H_
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/server/memory_api.h"
+
+namespace engram {
+
+// Protocol versions this server speaks, newest first.
+const std::vector<std::string>& McpProtocolVersions();
+
+class McpServer {
+ public:
+  explicit McpServer(MemoryApi* api) : api_(api) {}
+
+  // Answers one message; nullopt when none is due (a notification, or a
+  // batch of them).
+  std::optional<std::string> Handle(std::string_view message);
+
+  // Reads messages line by line from `in` until it ends; writes each answer
+  // as one line to `out` and flushes it.
+  void Serve(std::istream& in, std::ostream& out);
+
+  // The negotiated protocol version; empty before `initialize`.
+  const std::string& protocol_version() const { return protocol_version_; }
+
+ private:
+  // One request or notification (an element of a batch included).
+  std::optional<nlohmann::json> HandleOne(const nlohmann::json& message);
+  Result<nlohmann::json> Dispatch(const std::string& method, const nlohmann::json& params);
+  Result<nlohmann::json> Initialize(const nlohmann::json& params);
+  Result<nlohmann::json> CallTool(const nlohmann::json& params);
+  nlohmann::json ToolList() const;
+
+  MemoryApi* api_;
+  std::string protocol_version_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_SERVER_MCP_SERVER_H_

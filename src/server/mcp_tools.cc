@@ -1,0 +1,157 @@
+#include "src/server/mcp_tools.h"
+
+#include <cstdio>
+
+#include "src/server/api_json.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+
+json StringProp(const char* description) {
+  return {{"type", "string"}, {"description", description}};
+}
+
+json ScopeProp() {
+  return StringProp("Memory scope (a user, agent or project); default \"default\"");
+}
+
+// "0.8123  3f2a1b9c4d5e  content  [tag, tag]"
+std::string FactLine(const json& fact, const json* score) {
+  std::string line;
+  if (score != nullptr) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f  ", score->get<double>());
+    line += buf;
+  }
+  line += fact.value("id", "").substr(0, 12) + "  " + fact.value("content", "");
+  const json& tags = fact["tags"];
+  if (tags.is_array() && !tags.empty()) {
+    line += "  [";
+    for (size_t i = 0; i < tags.size(); ++i) line += (i ? ", " : "") + tags[i].get<std::string>();
+    line += "]";
+  }
+  return line;
+}
+
+}  // namespace
+
+json McpToolDefinitions(const RequestLimits& limits) {
+  const auto max_results = static_cast<int64_t>(limits.max_results);
+  json search = {
+      {"name", "memory_search"},
+      {"description",
+       "Find the stored facts (notes, lessons, preferences) that answer a query, best first. "
+       "Fuses meaning (embeddings), exact terms (BM25) and recency of use."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"query", StringProp("What to look for, in plain words")},
+          {"k",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", max_results},
+            {"description", "Number of facts to return; default the server's search.k"}}},
+          {"scope", ScopeProp()},
+          {"mode",
+           {{"type", "string"},
+            {"enum", {"blended", "lexical", "semantic", "rrf", "temporal"}},
+            {"description", "Ranking; default the server's search.mode (blended)"}}}}},
+        {"required", {"query"}},
+        {"additionalProperties", false}}}};
+  json add = {
+      {"name", "memory_add"},
+      {"description",
+       "Store one short fact in long-term memory. The same text in the same scope is merged, "
+       "not duplicated (tags are united)."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"content", StringProp("The fact, one or a few sentences")},
+          {"tags",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "Labels, lower-cased"}}},
+          {"kind", StringProp("fact, lesson, preference, or free text; default fact")},
+          {"source", StringProp("Where the fact came from")},
+          {"confidence",
+           {{"type", "number"},
+            {"minimum", 0},
+            {"maximum", 1},
+            {"description", "How sure, 0..1; default 1"}}},
+          {"metadata", {{"type", "object"}, {"description", "Any JSON object"}}},
+          {"scope", ScopeProp()}}},
+        {"required", {"content"}},
+        {"additionalProperties", false}}}};
+  json forget = {
+      {"name", "memory_forget"},
+      {"description",
+       "Delete facts by id (or unique id prefix of 4+ characters), by several ids, or by tag. "
+       "Give exactly one of id, ids or tag."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"id", StringProp("Id of the fact to delete")},
+          {"ids",
+           {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Ids to delete"}}},
+          {"tag", StringProp("Delete every fact with this tag")},
+          {"scope", ScopeProp()}}},
+        {"additionalProperties", false}}}};
+  json list = {
+      {"name", "memory_list"},
+      {"description", "List the facts of a scope, newest first, optionally by tag or kind."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"scope", ScopeProp()},
+          {"tag", StringProp("Only facts with this tag")},
+          {"kind", StringProp("Only facts of this kind")},
+          {"limit",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", max_results},
+            {"description", "Most facts to return; default 50"}}},
+          {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "Facts to skip"}}}}},
+        {"additionalProperties", false}}}};
+  return json::array({search, add, forget, list});
+}
+
+bool IsMcpTool(const std::string& name) {
+  return name == "memory_search" || name == "memory_add" || name == "memory_forget" ||
+         name == "memory_list";
+}
+
+Result<json> CallMcpTool(MemoryApi* api, const std::string& name, const json& arguments) {
+  if (name == "memory_search") return api->Search(arguments);
+  if (name == "memory_list") return api->List(arguments, /*from_query=*/false);
+  if (name == "memory_forget") return api->Forget(arguments, /*from_query=*/false);
+  if (name == "memory_add") {
+    // One fact per call: a "facts" batch is the HTTP API's.
+    if (arguments.is_object() && arguments.contains("facts")) {
+      return InvalidArgument("add: unknown field 'facts' (memory_add stores one fact)");
+    }
+    return api->Add(arguments);
+  }
+  return InvalidArgument("unknown tool '" + name + "'");
+}
+
+std::string McpToolText(const std::string& name, const json& answer) {
+  if (name == "memory_search") {
+    const json& hits = answer["hits"];
+    if (hits.empty()) return "No facts found.";
+    std::string text;
+    for (const json& h : hits) text += FactLine(h["fact"], &h["score"]) + "\n";
+    return text;
+  }
+  if (name == "memory_list") {
+    const json& facts = answer["facts"];
+    if (facts.empty()) return "No facts.";
+    std::string text;
+    for (const json& f : facts) text += FactLine(f, nullptr) + "\n";
+    return text;
+  }
+  return DumpJson(answer);
+}
+
+}  // namespace engram
