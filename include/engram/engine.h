@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/context.h"
 #include "engram/embedder.h"
 #include "engram/explain.h"
 #include "engram/fact.h"
@@ -171,6 +172,29 @@ class Engine {
   // Deletes every embedding space but the active one, with its vectors and
   // index files. Returns the number of vectors removed.
   virtual Result<int64_t> PruneVectors() = 0;
+
+  // Attached files (engram/context.h). Attach reads, chunks and indexes the
+  // files of a new attachment and embeds chunks that have no vector in the
+  // active space. The text side (attachment, files, chunks, full-text index)
+  // is written in one transaction with the vectors that could be made: a
+  // failing embedder leaves chunks without a vector (reported; the next
+  // refresh embeds them), any other failure leaves the store as it was.
+  // NotFound for a missing path, AlreadyExists for a name in use.
+  virtual Result<AttachReport> Attach(const AttachRequest& request) = 0;
+  // Every attachment, by name.
+  virtual Result<std::vector<Attachment>> Attachments() = 0;
+  // Re-reads the files of attachment `name` (all when empty) whose size,
+  // mtime or content changed, adds new files, drops deleted ones and embeds
+  // chunks lacking a vector; one transaction per attachment, as Attach.
+  virtual Result<std::vector<AttachReport>> RefreshAttachments(const std::string& name) = 0;
+  // Removes an attachment with its files and chunks (and vectors no other
+  // chunk uses). NotFound for an unknown name.
+  virtual Result<Attachment> Detach(const std::string& name) = 0;
+  // Ranks the chunks of the attachments for `query`: BM25 and cosine,
+  // min-max normalised and blended with the semantic and lexical weights.
+  // Lexical only without an embedder.
+  virtual Result<ContextSearchResponse> SearchContext(const std::string& query,
+                                                      const ContextSearchOptions& options) = 0;
 
   // Puts new options in force for the calls that start after it returns:
   // embedder (a new provider, model or dimension selects its own embedding

@@ -141,6 +141,21 @@ struct LimitOptions {
   size_t max_source_bytes = 1024;
 };
 
+// Attached files (include/engram/context.h): how they are read and split.
+struct ContextOptions {
+  // Files larger than this are skipped with a note, in bytes. Default 1 MiB;
+  // range [1 KiB, 64 MiB]. Larger files are rarely prose or code worth
+  // retrieving (logs, dumps) and cost embedding time.
+  size_t max_file_bytes = 1 << 20;
+  // Most bytes of one chunk. Default 1,200 (about 300 tokens, near what the
+  // local model reads); range [64, 65536]. Smaller chunks point closer to the
+  // answer but carry less context each.
+  size_t chunk_bytes = 1200;
+  // Lines a chunk repeats from the end of the one before it, so text cut at a
+  // boundary is still found whole. Default 2; range [0, 100].
+  size_t overlap_lines = 2;
+};
+
 struct EngineOptions {
   // SQLite database file; created with its directory when missing.
   // Default: $ENGRAM_HOME/memory.db (filled in by src/config).
@@ -156,6 +171,7 @@ struct EngineOptions {
   LimitOptions limits;
   VectorOptions vector;
   HydeOptions hyde;
+  ContextOptions context;
   // Writes HyDE hypotheses; null means no HyDE whatever hyde.enabled says.
   std::shared_ptr<const Llm> llm;
   // Embeds facts and queries for the semantic signal; null means

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "src/context/context_store.h"
 #include "src/engine/fact_validator.h"
 #include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
@@ -29,6 +30,7 @@ Status SyncAnalyzerVersion(FactStore* store) {
   if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
   return store->Transact([&]() -> Status {
     ENGRAM_RETURN_IF_ERROR(store->RebuildLexicalIndex(&TermCounts));
+    ENGRAM_RETURN_IF_ERROR(ContextStore(store->db()).RebuildLexicalIndex(&CountTerms));
     return store->SetMeta(kAnalyzerVersionKey, current);
   });
 }
@@ -53,7 +55,8 @@ EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store)
     : options_(std::make_shared<const EngineOptions>(std::move(options))),
       store_(std::move(store)),
       vectors_(store_->db()),
-      hypotheses_(store_->db()) {
+      hypotheses_(store_->db()),
+      context_(store_->db()) {
   // The worker exists whenever background backfill was asked for, even
   // while keyword-only: a Reload may bring an embedder. Its steps do
   // nothing without one.

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "engram/engine.h"
+#include "src/context/context_store.h"
+#include "src/context/context_sync.h"
 #include "src/engine/backfill_worker.h"
 #include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
@@ -45,6 +47,14 @@ class EngineImpl final : public Engine {
   Result<int64_t> PruneVectors() override;
   Status Reload(const EngineOptions& options) override;
   EngineOptions options() const override { return *Options(); }
+
+  // Attached files (engine_context.cc).
+  Result<AttachReport> Attach(const AttachRequest& request) override;
+  Result<std::vector<Attachment>> Attachments() override;
+  Result<std::vector<AttachReport>> RefreshAttachments(const std::string& name) override;
+  Result<Attachment> Detach(const std::string& name) override;
+  Result<ContextSearchResponse> SearchContext(const std::string& query,
+                                              const ContextSearchOptions& options) override;
 
  private:
   // Validates, builds and upserts one fact; caller holds mutex_ and runs
@@ -87,6 +97,12 @@ class EngineImpl final : public Engine {
                                const std::function<void(size_t, size_t)>& progress,
                                std::vector<std::string>* warnings);
 
+  // Writes `plan` for attachment `name` (created when `id` is 0, else
+  // checked to still be `id`), with vectors for the chunks that lack one in
+  // the active space, embedded first outside the lock. One transaction.
+  Result<AttachReport> ApplySync(const EngineOptions& options, const std::string& name,
+                                 const std::vector<std::string>& roots, int64_t id, SyncPlan plan);
+
   // The background step: embeds up to backfill_batch_max missing facts.
   void BackfillStep(const std::atomic<bool>& stop);
 
@@ -95,6 +111,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<FactStore> store_;
   VectorStore vectors_;
   HypothesisStore hypotheses_;
+  ContextStore context_;
   // The last space looked up: its key and id; guarded by mutex_.
   std::string space_key_;
   int64_t space_id_ = 0;

@@ -10,7 +10,9 @@
 #ifndef ENGRAM_SRC_LEXICAL_BM25_H_
 #define ENGRAM_SRC_LEXICAL_BM25_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "engram/options.h"
 
@@ -23,6 +25,30 @@ double Bm25Idf(int64_t n_docs, int64_t doc_freq);
 // field everywhere) counts as no length normalisation.
 double Bm25Saturation(double tf, double field_len, double avg_field_len,
                       const Bm25Options& options);
+
+// One document that matched a query: each query term's frequency in each
+// field, tf[term * fields + field], and each field's length in analysed
+// terms.
+struct Bm25Match {
+  std::vector<int32_t> tf;
+  std::vector<double> field_len;
+};
+
+// The collection a query is scored against, field by field.
+struct Bm25Collection {
+  int64_t n_docs = 0;
+  std::vector<double> avg_field_len;
+  std::vector<double> field_weight;  // e.g. {1, tag_boost}
+};
+
+// The score of each match: for each term it holds in any field, idf times
+// the weighted sum of the fields' saturations. Document frequencies are
+// counted over `matches`, which must therefore be every document of the
+// collection holding any of the `n_terms` terms. `matched` (when given)
+// receives, per match, the terms it holds in first-to-last order.
+std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_terms,
+                               const Bm25Collection& collection, const Bm25Options& options,
+                               std::vector<std::vector<size_t>>* matched);
 
 }  // namespace engram
 

@@ -9,11 +9,9 @@
 #include "src/text/analyzer.h"
 
 namespace engram {
-namespace {
+namespace {}  // namespace
 
-// Each term becomes an FTS5 string, "term" with inner quotes doubled, ORed
-// together; restricted to the content column when tags do not count.
-std::string MatchExpression(const std::vector<std::string>& terms, bool content_only) {
+std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column) {
   std::string out;
   for (const auto& t : terms) {
     if (!out.empty()) out += " OR ";
@@ -24,17 +22,20 @@ std::string MatchExpression(const std::vector<std::string>& terms, bool content_
     }
     out += '"';
   }
-  return content_only ? "content : (" + out + ")" : out;
+  return column.empty() ? out : std::string(column) + " : (" + out + ")";
 }
 
-struct RawHit {
-  LexicalHit hit;
-  std::vector<int32_t> tf;  // [term][column]: column 0 content, 1 tags
-  int64_t content_terms = 0;
-  int64_t tags_terms = 0;
-};
-
-}  // namespace
+Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_terms,
+                                                   size_t n_fields) {
+  const size_t want = n_terms * n_fields * sizeof(int32_t);
+  if (blob.size() != want) {
+    return Internal("lexical: search: term-frequency blob of " + std::to_string(blob.size()) +
+                    " bytes, expected " + std::to_string(want));
+  }
+  std::vector<int32_t> tf(n_terms * n_fields);
+  std::memcpy(tf.data(), blob.data(), blob.size());
+  return tf;
+}
 
 LexicalQuery AnalyzeQuery(std::string_view text) {
   LexicalQuery q;
@@ -98,51 +99,30 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
                   "f.access_count, f.last_accessed, f.scope FROM facts_fts CROSS JOIN facts f "
                   "ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
                   Placeholders(scopes.size()) + ")"));
-  s.BindText(1, MatchExpression(query.terms, options.tag_boost <= 0));
+  s.BindText(1, FtsMatchExpression(query.terms, options.tag_boost <= 0 ? "content" : ""));
   BindScopes(&s, 2, scopes);
-  std::vector<RawHit> raw;
-  std::vector<int64_t> doc_freq(n_terms, 0);
+  std::vector<Bm25Match> matches;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    RawHit r;
-    r.hit.rowid = s.ColumnInt(0);
-    r.hit.id = s.ColumnText(1);
-    const std::string_view blob = s.ColumnBlob(2);
-    if (blob.size() != n_terms * 2 * sizeof(int32_t)) {
-      return Internal("lexical: search: term-frequency blob of " + std::to_string(blob.size()) +
-                      " bytes, expected " + std::to_string(n_terms * 2 * sizeof(int32_t)));
-    }
-    r.tf.resize(n_terms * 2);
-    std::memcpy(r.tf.data(), blob.data(), blob.size());
-    r.content_terms = s.ColumnInt(3);
-    r.tags_terms = s.ColumnInt(4);
-    r.hit.access_count = s.ColumnInt(5);
-    r.hit.last_accessed = s.ColumnInt(6);
-    r.hit.scope = s.ColumnText(7);
-    for (size_t t = 0; t < n_terms; ++t) {
-      if (r.tf[2 * t] > 0 || r.tf[2 * t + 1] > 0) {
-        ++doc_freq[t];
-        r.hit.matched.push_back(t);
-      }
-    }
-    raw.push_back(std::move(r));
+    LexicalHit hit;
+    hit.rowid = s.ColumnInt(0);
+    hit.id = s.ColumnText(1);
+    Bm25Match m;
+    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeTermFrequencies(s.ColumnBlob(2), n_terms, 2));
+    m.field_len = {static_cast<double>(s.ColumnInt(3)), static_cast<double>(s.ColumnInt(4))};
+    hit.access_count = s.ColumnInt(5);
+    hit.last_accessed = s.ColumnInt(6);
+    hit.scope = s.ColumnText(7);
+    matches.push_back(std::move(m));
+    out.push_back(std::move(hit));
   }
-
-  std::vector<double> idf(n_terms);
-  for (size_t t = 0; t < n_terms; ++t) idf[t] = Bm25Idf(n_docs, doc_freq[t]);
-  out.reserve(raw.size());
-  for (RawHit& r : raw) {
-    double score = 0.0;
-    for (size_t t : r.hit.matched) {
-      score +=
-          idf[t] *
-          (Bm25Saturation(r.tf[2 * t], static_cast<double>(r.content_terms), avg_content, options) +
-           options.tag_boost * Bm25Saturation(r.tf[2 * t + 1], static_cast<double>(r.tags_terms),
-                                              avg_tags, options));
-    }
-    r.hit.score = score;
-    out.push_back(std::move(r.hit));
+  const Bm25Collection collection{n_docs, {avg_content, avg_tags}, {1.0, options.tag_boost}};
+  std::vector<std::vector<size_t>> matched;
+  const std::vector<double> scores = Bm25Scores(matches, n_terms, collection, options, &matched);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].score = scores[i];
+    out[i].matched = std::move(matched[i]);
   }
   return out;
 }

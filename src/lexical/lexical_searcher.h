@@ -41,6 +41,15 @@ int64_t CountTerms(std::string_view text);
 // Analysed length of a fact's tags as the index sees them.
 int64_t CountTagTerms(const std::vector<std::string>& tags);
 
+// The FTS5 query for analysed `terms`: each quoted (inner quotes doubled)
+// and ORed, within `column` when one is named.
+std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column);
+
+// The counts engram_tf() returns for `n_terms` phrases over `n_fields`
+// columns, [term][field]; Internal when the blob has another size.
+Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_terms,
+                                                   size_t n_fields);
+
 struct LexicalHit {
   int64_t rowid = 0;
   std::string id;

@@ -84,6 +84,64 @@ CREATE TABLE hyde_hypotheses(
   PRIMARY KEY(llm, prompt_version, query)
 ) WITHOUT ROWID;
 )sql",
+      // 3 -> 4: attached files (include/engram/context.h). Chunks carry the
+      // SHA-256 of their text; vectors are keyed by space and that hash, so
+      // equal text is embedded once. The chunks' full-text index is kept in
+      // step by triggers; deleting an attachment deletes its files and
+      // chunks, deleting a space its chunk vectors. `chunking` records the
+      // chunker settings the chunks were cut with ("bytes/overlap").
+      R"sql(
+CREATE TABLE context_attachments(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  roots TEXT NOT NULL,
+  chunking TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  refreshed_at INTEGER NOT NULL
+);
+CREATE TABLE context_files(
+  attachment_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  PRIMARY KEY(attachment_id, path)
+) WITHOUT ROWID;
+CREATE TABLE context_chunks(
+  rowid INTEGER PRIMARY KEY,
+  attachment_id INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  text TEXT NOT NULL,
+  terms INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX context_chunks_file ON context_chunks(attachment_id, path);
+CREATE INDEX context_chunks_hash ON context_chunks(content_hash);
+CREATE VIRTUAL TABLE context_chunks_fts USING fts5(
+  text, content='context_chunks', content_rowid='rowid', tokenize='engram');
+CREATE TRIGGER context_chunks_fts_insert AFTER INSERT ON context_chunks BEGIN
+  INSERT INTO context_chunks_fts(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER context_chunks_fts_delete AFTER DELETE ON context_chunks BEGIN
+  INSERT INTO context_chunks_fts(context_chunks_fts, rowid, text)
+    VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TABLE context_vectors(
+  space_id INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY(space_id, content_hash)
+) WITHOUT ROWID;
+CREATE TRIGGER context_attachments_delete AFTER DELETE ON context_attachments BEGIN
+  DELETE FROM context_chunks WHERE attachment_id = old.id;
+  DELETE FROM context_files WHERE attachment_id = old.id;
+END;
+CREATE TRIGGER context_vectors_space_delete AFTER DELETE ON embedding_spaces BEGIN
+  DELETE FROM context_vectors WHERE space_id = old.id;
+END;
+)sql",
   };
   return migrations;
 }
