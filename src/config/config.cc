@@ -15,7 +15,8 @@
 namespace engram {
 namespace {
 
-enum class KeyType { kDouble, kInt, kString, kBool, kMode, kHydeEmbed };
+// kSecret is a string never shown: its value reads "(set)".
+enum class KeyType { kDouble, kInt, kString, kSecret, kBool, kMode, kHydeEmbed };
 
 struct KeyDef {
   const char* key;
@@ -53,6 +54,13 @@ std::string FormatDouble(double v) {
   KeyDef {                                                                               \
     name, KeyType::kString, 0, 0, text, [](const ResolvedConfig& c) { return c.field; }, \
         [](ResolvedConfig* c, const std::string& v) { c->field = v; }                    \
+  }
+
+#define ENGRAM_SECRET_KEY(name, field, text)                                                 \
+  KeyDef {                                                                                   \
+    name, KeyType::kSecret, 0, 0, text,                                                      \
+        [](const ResolvedConfig& c) { return std::string(c.field.empty() ? "" : "(set)"); }, \
+        [](ResolvedConfig* c, const std::string& v) { c->field = v; }                        \
   }
 
 #define ENGRAM_DOUBLE_KEY(name, field, lo, hi, text)                             \
@@ -134,6 +142,29 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_STRING_KEY("aws.profile", aws_profile,
                         "profile of the AWS shared credentials and config files; default "
                         "default"),
+      ENGRAM_STRING_KEY("server.host", server.host,
+                        "address `engram serve` listens on; any but 127.0.0.1, ::1 or "
+                        "localhost needs server.token; default 127.0.0.1"),
+      ENGRAM_INT_KEY("server.port", server.port, 0, 65535,
+                     "TCP port of `engram serve`; 0 picks a free one; default 7411"),
+      ENGRAM_SECRET_KEY("server.token", server.token,
+                        "bearer token every request to `engram serve` must carry; set it in the "
+                        "file or ENGRAM_SERVER_TOKEN, never shown; default none"),
+      ENGRAM_INT_KEY("server.threads", server.threads, 1, 1024,
+                     "threads serving connections; each open keep-alive connection holds one; "
+                     "default 64"),
+      ENGRAM_INT_KEY("server.read_timeout_ms", server.read_timeout_ms, 100, 600000,
+                     "time to read one request, in ms; default 10000"),
+      ENGRAM_INT_KEY("server.keep_alive_timeout_ms", server.keep_alive_timeout_ms, 1000, 600000,
+                     "time an idle connection stays open, in ms (whole seconds); default 5000"),
+      ENGRAM_INT_KEY("server.max_body_bytes", server.limits.max_body_bytes, 1024, 1 << 30,
+                     "largest request body, in bytes; larger ones get 413; default 8388608"),
+      ENGRAM_INT_KEY("server.max_batch", server.limits.max_batch, 1, 100000,
+                     "most facts in one add request; default 1000"),
+      ENGRAM_INT_KEY("server.max_query_bytes", server.limits.max_query_bytes, 16, 1 << 20,
+                     "largest search query, in bytes; default 8192"),
+      ENGRAM_INT_KEY("server.max_results", server.limits.max_results, 1, 100000,
+                     "most results of one search or list request; default 1000"),
       {"search.k", KeyType::kInt, 1, 10000, "results per search; default 10",
        [](const ResolvedConfig& c) { return std::to_string(c.search_k); },
        [](ResolvedConfig* c, const std::string& v) { c->search_k = std::stoul(v); }},
@@ -241,6 +272,7 @@ std::string EnvName(const std::string& key) {
 Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string* warning) {
   switch (def.type) {
     case KeyType::kString:
+    case KeyType::kSecret:
       if (raw.empty()) return InvalidArgument("empty value");
       return raw;
     case KeyType::kMode: {
@@ -443,7 +475,7 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
                                   ": " + warning);
       }
       def.set(&config, *checked);
-      entry.value = *checked;
+      entry.value = def.type == KeyType::kSecret ? def.get(config) : *checked;
       entry.source = layer.source;
       entry.origin = layer.origin;
     }

@@ -24,6 +24,7 @@
 #include "engram/llm.h"
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/server/server_options.h"
 
 namespace engram {
 
@@ -74,6 +75,7 @@ struct ResolvedConfig {
   std::string config_path;  // the file consulted (may not exist)
   size_t search_k = 10;
   FusionMode search_mode = FusionMode::kBlended;
+  ServerOptions server;               // `engram serve` and `engram mcp`
   std::vector<ConfigEntry> entries;   // every key, in a stable order
   std::vector<std::string> warnings;  // clamped or refused values
 };

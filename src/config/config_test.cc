@@ -246,3 +246,33 @@ TEST(ConfigProviderTest, OllamaHostAndBedrockRegionAndProfile) {
 
 }  // namespace
 }  // namespace engram
+
+namespace engram {
+namespace {
+
+TEST(ConfigTest, ServerTokenIsUsedButNeverShown) {
+  const std::string secret = "tok-9f8e7d6c5b4a";
+  auto c = ResolveConfig(FakeEnv({{"HOME", "/h"},
+                                  {"ENGRAM_SERVER_TOKEN", secret},
+                                  {"ENGRAM_SERVER_HOST", "0.0.0.0"},
+                                  {"ENGRAM_SERVER_PORT", "99999"}}),
+                         {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->server.token, secret);
+  EXPECT_EQ(c->server.host, "0.0.0.0");
+  EXPECT_EQ(c->server.port, 65535) << "clamped";
+  for (const auto& e : c->entries) {
+    EXPECT_EQ(e.value.find(secret), std::string::npos) << e.key;
+    if (e.key == "server.token") {
+      EXPECT_EQ(e.value, "(set)");
+    }
+  }
+  for (const auto& w : c->warnings) EXPECT_EQ(w.find(secret), std::string::npos) << w;
+  auto unset = ResolveConfig(FakeEnv({{"HOME", "/h"}}), {});
+  ASSERT_TRUE(unset.ok());
+  EXPECT_TRUE(unset->server.token.empty());
+  EXPECT_EQ(unset->server.host, "127.0.0.1");
+}
+
+}  // namespace
+}  // namespace engram

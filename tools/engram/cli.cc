@@ -14,13 +14,21 @@ bool IsTerminal(int fd) { return isatty(fd) == 1; }
 
 Cli::Cli(std::ostream& out, std::ostream& err) : out_(out), err_(err) {}
 
-Result<ResolvedConfig> Cli::Config() {
+Result<ResolvedConfig> Cli::Config(std::vector<std::string>* warnings) {
   ConfigFlags flags = flags_;
   if (!db_flag_.empty()) flags["db"] = db_flag_;
   ENGRAM_ASSIGN_OR_RETURN(ResolvedConfig config, ResolveConfig(ProcessEnvironment(), flags));
-  for (const auto& w : config.warnings) err_ << "engram: warning: " << w << "\n";
+  if (warnings != nullptr) {
+    warnings->insert(warnings->end(), config.warnings.begin(), config.warnings.end());
+  } else {
+    PrintWarnings(config.warnings);
+  }
   config.warnings.clear();
   return config;
+}
+
+void Cli::PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) err_ << "engram: warning: " << w << "\n";
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create, Embedding embedding) {
@@ -30,7 +38,8 @@ Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create, Embedding embedding
 }
 
 Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& config,
-                                                          Embedding embedding) {
+                                                          Embedding embedding,
+                                                          std::vector<std::string>* warnings) {
   if (embedding == Embedding::kNone || config.embed_provider == "null") {
     return std::shared_ptr<const Embedder>();
   }
@@ -39,24 +48,31 @@ Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& 
   auto embedder = CreateEmbedder(config.embed_provider, embedder_options);
   if (embedder.ok()) return std::shared_ptr<const Embedder>(std::move(*embedder));
   if (embedding == Embedding::kRequired) return embedder.status();
-  err_ << "engram: warning: semantic signal off (keyword-only): " << embedder.status().message()
-       << "\n";
+  Warn("semantic signal off (keyword-only): " + embedder.status().message(), warnings);
   return std::shared_ptr<const Embedder>();
 }
 
-std::shared_ptr<const Llm> Cli::LoadLlm(const ResolvedConfig& config) {
+std::shared_ptr<const Llm> Cli::LoadLlm(const ResolvedConfig& config,
+                                        std::vector<std::string>* warnings) {
   if (!config.engine.hyde.enabled) return nullptr;
   if (config.llm_spec.empty()) {
-    err_ << "engram: warning: HyDE is enabled but no LLM is configured (llm.provider); "
-            "searching without it\n";
+    Warn("HyDE is enabled but no LLM is configured (llm.provider); searching without it", warnings);
     return nullptr;
   }
   LlmOptions options = config.llm;
   if (verbose_) options.remote.log = LogSink();
   auto llm = CreateLlm(config.llm_spec, options);
   if (llm.ok()) return std::shared_ptr<const Llm>(std::move(*llm));
-  err_ << "engram: warning: HyDE off: " << llm.status().message() << "\n";
+  Warn("HyDE off: " + llm.status().message(), warnings);
   return nullptr;
+}
+
+void Cli::Warn(const std::string& warning, std::vector<std::string>* warnings) {
+  if (warnings != nullptr) {
+    warnings->push_back(warning);
+  } else {
+    PrintWarnings({warning});
+  }
 }
 
 std::function<void(std::string_view)> Cli::LogSink() {
@@ -118,6 +134,8 @@ int Cli::Run(int argc, char** argv) {
   RegisterEval(app, *this);
   RegisterBackfill(app, *this);
   RegisterPrune(app, *this);
+  RegisterServe(app, *this);
+  RegisterMcp(app, *this);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

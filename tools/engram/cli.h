@@ -32,8 +32,9 @@ class Cli {
   // Parses argv and runs the chosen command; returns the exit code.
   int Run(int argc, char** argv);
 
-  // For commands: the resolved configuration (flags applied).
-  Result<ResolvedConfig> Config();
+  // For commands: the resolved configuration (flags applied). Its warnings
+  // go to `warnings` when given, else to stderr.
+  Result<ResolvedConfig> Config(std::vector<std::string>* warnings = nullptr);
   // Whether a command embeds: not at all (list, show, ...), when the
   // configured provider can be loaded (add, import, search: otherwise a
   // warning and keyword-only), or necessarily (backfill).
@@ -43,12 +44,15 @@ class Cli {
   Result<std::unique_ptr<Engine>> OpenEngine(bool create, Embedding embedding = Embedding::kNone);
   // The configured embedder for `embedding`: null for kNone or provider
   // "null"; for kIfAvailable a provider that cannot load gives a warning and
-  // null; for kRequired, its error.
-  Result<std::shared_ptr<const Embedder>> LoadEmbedder(const ResolvedConfig& config,
-                                                       Embedding embedding);
+  // null; for kRequired, its error. Warnings go to `warnings` when given,
+  // else to stderr (so for LoadLlm).
+  Result<std::shared_ptr<const Embedder>> LoadEmbedder(
+      const ResolvedConfig& config, Embedding embedding,
+      std::vector<std::string>* warnings = nullptr);
   // The LLM for HyDE: null unless hyde.enabled; a provider that cannot be
   // created gives a warning and null (the search runs without HyDE).
-  std::shared_ptr<const Llm> LoadLlm(const ResolvedConfig& config);
+  std::shared_ptr<const Llm> LoadLlm(const ResolvedConfig& config,
+                                     std::vector<std::string>* warnings = nullptr);
   // The same with a configuration already resolved (flags applied).
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Prints "engram: <message>" and returns the exit code for `status`.
@@ -62,6 +66,9 @@ class Cli {
   // Sets a configuration key from a command's flag (shown as source "flag").
   void SetFlag(const std::string& key, std::string value) { flags_[key] = std::move(value); }
 
+  // Prints "engram: warning: <message>" for each of `warnings`.
+  void PrintWarnings(const std::vector<std::string>& warnings);
+
   // Prints "engram: warning: ..." for each scope of `scopes` (the default
   // scope when empty) that holds no fact in `engine`.
   void WarnMissingScopes(Engine& engine, const std::vector<std::string>& scopes);
@@ -72,6 +79,8 @@ class Cli {
  private:
   std::ostream& out_;
   std::ostream& err_;
+  // Appends `warning` to `warnings` when given, else prints it.
+  void Warn(const std::string& warning, std::vector<std::string>* warnings);
   // Writes provider log lines to err_ (--verbose).
   std::function<void(std::string_view)> LogSink();
 
@@ -96,6 +105,8 @@ void RegisterConfig(CLI::App& app, Cli& cli);
 void RegisterEval(CLI::App& app, Cli& cli);
 void RegisterBackfill(CLI::App& app, Cli& cli);
 void RegisterPrune(CLI::App& app, Cli& cli);
+void RegisterServe(CLI::App& app, Cli& cli);
+void RegisterMcp(CLI::App& app, Cli& cli);
 
 }  // namespace engram::cli
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/engram/cli.h"
+#include "tools/engram/serving.h"
 
 namespace engram::cli {
 namespace {
@@ -76,12 +77,7 @@ void RegisterConfig(CLI::App& app, Cli& cli) {
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
     if (*json) {
-      nlohmann::json out = nlohmann::json::object();
-      for (const auto& e : config->entries) {
-        out[e.key] = {
-            {"value", e.value}, {"source", ConfigSourceName(e.source)}, {"origin", e.origin}};
-      }
-      cli.out() << out.dump(2) << "\n";
+      cli.out() << ConfigEntriesJson(*config).dump(2) << "\n";
       return kExitOk;
     }
     cli.out() << "config file: " << config->config_path << "\n";

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/store/fact_codec.h"
+#include "src/server/api_json.h"
 #include "tools/engram/cli.h"
 #include "tools/engram/fact_printer.h"
 
@@ -35,12 +35,6 @@ void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, doub
   }
 }
 
-nlohmann::json HydeJson(const HydeReport& h) {
-  if (!h.enabled) return nullptr;
-  return {{"llm", h.llm},           {"hypothesis", h.hypothesis}, {"cached", h.cached},
-          {"keywords", h.keywords}, {"vector", h.vector},         {"fallbacks", h.fallbacks}};
-}
-
 // The HyDE lines of --explain: the hypothesis, the keywords it added, the
 // vector searched, and what fell back.
 void PrintHyde(std::ostream& out, const HydeReport& h) {
@@ -56,10 +50,6 @@ void PrintHyde(std::ostream& out, const HydeReport& h) {
   }
   if (!h.vector.empty()) out << "  vector searched: " << h.vector << "\n";
   for (const auto& f : h.fallbacks) out << "  fallback: " << f << "\n";
-}
-
-nlohmann::json SignalJson(const SignalValue& s) {
-  return {{"present", s.present}, {"raw", s.raw}, {"normalized", s.normalized}, {"rank", s.rank}};
 }
 
 }  // namespace
@@ -126,32 +116,8 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     for (const auto& w : response->warnings) cli.err() << "engram: warning: " << w << "\n";
 
     if (args->json) {
-      nlohmann::json hits = nlohmann::json::array();
-      for (const SearchHit& h : response->hits) {
-        const Explanation& e = h.explanation;
-        hits.push_back({{"score", h.score},
-                        {"fact", nlohmann::json::parse(FactToJsonLine(h.fact))},
-                        {"signals",
-                         {{"semantic", SignalJson(e.semantic)},
-                          {"lexical", SignalJson(e.lexical)},
-                          {"temporal", SignalJson(e.temporal)}}},
-                        {"weights",
-                         {{"semantic", e.weights.semantic},
-                          {"lexical", e.weights.lexical},
-                          {"temporal", e.weights.temporal}}},
-                        {"matched_terms", e.matched_terms}});
-      }
-      nlohmann::json out = {{"query", args->query},
-                            {"mode", FusionModeName(options.mode)},
-                            {"language", response->language},
-                            {"terms", response->query_terms},
-                            {"candidates", response->candidates},
-                            {"semantic", response->semantic},
-                            {"vector_candidates", response->vector_candidates},
-                            {"temporal_fallback", response->temporal_fallback},
-                            {"hyde", HydeJson(response->hyde)},
-                            {"warnings", response->warnings},
-                            {"hits", hits}};
+      const nlohmann::json out =
+          SearchResponseToJson(args->query, options.mode, *response, /*explain=*/true);
       cli.out() << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return kExitOk;
     }

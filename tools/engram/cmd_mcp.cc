@@ -1,0 +1,25 @@
+// engram mcp: the memory as a Model Context Protocol server on stdio
+// (src/server/mcp_server.h). Protocol messages go to stdout only; warnings
+// go to stderr.
+#include <iostream>
+
+#include "src/server/mcp_server.h"
+#include "tools/engram/serving.h"
+
+namespace engram::cli {
+
+void RegisterMcp(CLI::App& app, Cli& cli) {
+  CLI::App* sub = app.add_subcommand("mcp", "Serve the memory to an MCP client over stdin/stdout");
+  sub->footer(
+      "Tools: memory_search, memory_add, memory_forget, memory_list.\n"
+      "Client configuration: {\"command\": \"engram\", \"args\": [\"mcp\"]}");
+  cli.OnRun(sub, [&cli]() -> int {
+    auto served = OpenServed(cli);
+    if (!served.ok()) return cli.Fail(served.status());
+    McpServer mcp(served->api.get());
+    mcp.Serve(std::cin, cli.out());
+    return kExitOk;
+  });
+}
+
+}  // namespace engram::cli
