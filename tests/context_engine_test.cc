@@ -174,7 +174,7 @@ TEST_F(ContextEngineTest, ErrorsLeaveTheStoreAsItWas) {
   ASSERT_NE(engine, nullptr);
   auto missing = engine->Attach({{Files(), dir_.File("nope")}, "x"});
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(missing.status().message().find("context: attach: context: scan: '"), std::string::npos)
+  EXPECT_NE(missing.status().message().find("context: attach: '"), std::string::npos)
       << missing.status().message();
   EXPECT_TRUE(engine->Attachments()->empty());
 

@@ -163,7 +163,7 @@ Result<ScanResult> ScanFiles(const std::vector<std::string>& roots, const ScanOp
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
-      return NotFound("context: scan: '" + root + "': no such file or directory");
+      return NotFound("'" + root + "': no such file or directory");
     }
     if (fs::is_directory(status)) {
       walker.WalkRoot(path);

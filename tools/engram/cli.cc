@@ -134,6 +134,7 @@ int Cli::Run(int argc, char** argv) {
   RegisterEval(app, *this);
   RegisterBackfill(app, *this);
   RegisterPrune(app, *this);
+  RegisterContext(app, *this);
   RegisterServe(app, *this);
   RegisterMcp(app, *this);
   try {

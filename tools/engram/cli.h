@@ -105,6 +105,7 @@ void RegisterConfig(CLI::App& app, Cli& cli);
 void RegisterEval(CLI::App& app, Cli& cli);
 void RegisterBackfill(CLI::App& app, Cli& cli);
 void RegisterPrune(CLI::App& app, Cli& cli);
+void RegisterContext(CLI::App& app, Cli& cli);
 void RegisterServe(CLI::App& app, Cli& cli);
 void RegisterMcp(CLI::App& app, Cli& cli);
 
