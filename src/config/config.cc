@@ -236,6 +236,12 @@ const std::vector<KeyDef>& Keys() {
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.limits.max_metadata_bytes = std::stoul(v);
        }},
+      ENGRAM_INT_KEY("context.max_file_bytes", engine.context.max_file_bytes, 1024, 64 << 20,
+                     "attached files larger than this are skipped, in bytes; default 1048576"),
+      ENGRAM_INT_KEY("context.chunk_bytes", engine.context.chunk_bytes, 64, 65536,
+                     "most bytes of one chunk of an attached file; default 1200"),
+      ENGRAM_INT_KEY("context.overlap_lines", engine.context.overlap_lines, 0, 100,
+                     "lines a chunk repeats from the one before; default 2"),
       {"store.busy_timeout_ms", KeyType::kInt, 0, 600000,
        "wait for another process's lock, in ms; default 5000",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },

@@ -72,6 +72,19 @@ TEST(ConfigTest, OutOfRangeIsClampedAndGarbageRefusedWithWarnings) {
   EXPECT_NE(all.find("search.mode"), std::string::npos) << all;
 }
 
+TEST(ConfigTest, ContextKeysSetTheChunkerAndAreClamped) {
+  auto env = FakeEnv({{"HOME", "/h"},
+                      {"ENGRAM_CONTEXT_CHUNK_BYTES", "800"},
+                      {"ENGRAM_CONTEXT_OVERLAP_LINES", "1000"}});
+  auto c = ResolveConfig(env, {{"context.max_file_bytes", "4096"}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->engine.context.chunk_bytes, 800u);
+  EXPECT_EQ(c->engine.context.overlap_lines, 100u);
+  EXPECT_EQ(c->engine.context.max_file_bytes, 4096u);
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("context.overlap_lines"), std::string::npos) << c->warnings[0];
+}
+
 TEST(ConfigTest, WrongTomlTypesAreRefused) {
   testing::TempDir dir;
   const std::string file = dir.File("config.toml");
