@@ -41,8 +41,7 @@ TEST_F(ContextCliTest, AttachListSearchRefreshDetach) {
   r = cli_.Run({"context", "search", "postgres port", "-k", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(cli_.File("proj/docs/db.md") + ":1-1\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("      The staging database is Postgres on port 5433.\n"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("      The staging database is Postgres on port 5433.\n"), std::string::npos)
       << r.out;
 
   r = cli_.Run({"context", "search", "tuesday deploys", "--json"});

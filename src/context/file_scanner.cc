@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "src/common/utf8.h"
@@ -203,7 +203,7 @@ FileText ReadTextFile(const std::string& path, uint64_t max_bytes) {
     out.skip_reason = TooLarge(text.size(), max_bytes);
     return out;
   }
-  if (std::memchr(text.data(), '\0', std::min(text.size(), kBinaryProbeBytes)) != nullptr) {
+  if (std::string_view(text).substr(0, kBinaryProbeBytes).find('\0') != std::string_view::npos) {
     out.skip_reason = "binary (NUL byte in the first 8 KiB)";
     return out;
   }
