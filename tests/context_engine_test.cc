@@ -251,5 +251,17 @@ TEST_F(ContextEngineTest, RefreshFollowsTheDiskAndDetachRemovesEverything) {
   EXPECT_TRUE(engine->SearchContext("kept", {})->hits.empty());
 }
 
+TEST_F(ContextEngineTest, ChunkerOptionsOutOfRangeAreRefused) {
+  EngineOptions o;
+  o.db_path = dir_.File("memory.db");
+  o.context.chunk_bytes = 10;
+  auto engine = Engine::Open(o);
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().message(), "engine: options: context.chunk_bytes outside [64, 65536]");
+  o.context.chunk_bytes = 1200;
+  o.context.overlap_lines = 101;
+  EXPECT_EQ(Engine::Open(o).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace engram

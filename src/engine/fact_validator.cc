@@ -110,6 +110,16 @@ Status ValidateEngineOptions(const EngineOptions& o) {
   if (o.hyde.max_tokens < 16 || o.hyde.max_tokens > 2048) {
     return InvalidArgument("engine: options: hyde.max_tokens outside [16, 2048]");
   }
+  const ContextOptions& c = o.context;
+  if (c.chunk_bytes < 64 || c.chunk_bytes > 65536) {
+    return InvalidArgument("engine: options: context.chunk_bytes outside [64, 65536]");
+  }
+  if (c.overlap_lines > 100) {
+    return InvalidArgument("engine: options: context.overlap_lines outside [0, 100]");
+  }
+  if (c.max_file_bytes == 0) {
+    return InvalidArgument("engine: options: context.max_file_bytes must be positive");
+  }
   return Status::OK();
 }
 
