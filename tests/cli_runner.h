@@ -44,6 +44,55 @@ class CliRunner {
     posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const pid_t pid = Spawn(args, &actions);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  }
+
+  // A child whose stdin and stdout are pipes to the test; stderr goes to
+  // the file Stderr() reads.
+  struct Piped {
+    pid_t pid = -1;
+    int to_child = -1;    // the child's stdin
+    int from_child = -1;  // the child's stdout
+  };
+  Piped StartPiped(const std::vector<std::string>& args) {
+    int in[2], out[2];
+    Piped p;
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return p;
+    const std::string err = dir_.File("stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    p.pid = Spawn(args, &actions);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    close(out[1]);
+    p.to_child = in[1];
+    p.from_child = out[0];
+    return p;
+  }
+  std::string Stderr() const { return ReadFile(dir_.File("stderr")); }
+
+  CliResult Wait(pid_t pid) {
+    CliResult r;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = ReadFile(dir_.File("stdout"));
+    r.err = ReadFile(dir_.File("stderr"));
+    return r;
+  }
+
+  CliResult Run(const std::vector<std::string>& args, const std::string& stdin_path = "/dev/null") {
+    return Wait(Start(args, stdin_path));
+  }
+
+ private:
+  // Spawns the binary with `args`, this runner's environment and `actions`.
+  pid_t Spawn(const std::vector<std::string>& args, const posix_spawn_file_actions_t* actions) {
     std::vector<std::string> env_strings = {"ENGRAM_HOME=" + home_,
                                             "ENGRAM_CONFIG=" + dir_.File("config.toml"),
                                             "HOME=" + dir_.path().string(), "PATH=/usr/bin:/bin"};
@@ -71,26 +120,10 @@ class CliRunner {
     for (auto& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = -1;
-    posix_spawn(&pid, ENGRAM_BINARY, &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
+    posix_spawn(&pid, ENGRAM_BINARY, actions, nullptr, argv.data(), envp.data());
     return pid;
   }
 
-  CliResult Wait(pid_t pid) {
-    CliResult r;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(dir_.File("stdout"));
-    r.err = ReadFile(dir_.File("stderr"));
-    return r;
-  }
-
-  CliResult Run(const std::vector<std::string>& args, const std::string& stdin_path = "/dev/null") {
-    return Wait(Start(args, stdin_path));
-  }
-
- private:
   TempDir dir_;
   std::string home_;
   std::vector<std::string> extra_env_;

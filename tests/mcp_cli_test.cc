@@ -1,0 +1,157 @@
+// `engram mcp` as an MCP client sees it: a child process spoken to over
+// pipes, one JSON-RPC message per line. The handshake, every tool, the
+// error objects, and a server that keeps going after bad input.
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+
+class McpClient {
+ public:
+  McpClient(testing::CliRunner& runner) : runner_(runner), child_(runner.StartPiped({"mcp"})) {}
+  ~McpClient() { Close(); }
+
+  void SendLine(const std::string& line) {
+    const std::string data = line + "\n";
+    ASSERT_EQ(write(child_.to_child, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  }
+  void Send(const json& message) { SendLine(message.dump()); }
+  json Request(const std::string& method, const json& params) {
+    Send({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", method}, {"params", params}});
+    return Receive();
+  }
+  // The next line the server writes, parsed; null after 60 s or at EOF.
+  json Receive() {
+    for (;;) {
+      const size_t newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        const std::string line = buffer_.substr(0, newline);
+        buffer_.erase(0, newline + 1);
+        const json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        EXPECT_FALSE(parsed.is_discarded()) << "stdout carries only JSON-RPC: " << line;
+        return parsed;
+      }
+      pollfd p{child_.from_child, POLLIN, 0};
+      if (poll(&p, 1, 60000) <= 0) {
+        ADD_FAILURE() << "no answer; stderr: " << runner_.Stderr();
+        return nullptr;
+      }
+      char chunk[4096];
+      const ssize_t n = read(child_.from_child, chunk, sizeof chunk);
+      if (n <= 0) return nullptr;
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  // Closes the server's input and returns its exit code.
+  int Close() {
+    if (child_.pid < 0) return -1;
+    close(child_.to_child);
+    int status = 0;
+    waitpid(child_.pid, &status, 0);
+    close(child_.from_child);
+    child_.pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  int last_id() const { return id_; }
+
+ private:
+  testing::CliRunner& runner_;
+  testing::CliRunner::Piped child_;
+  std::string buffer_;
+  int id_ = 0;
+};
+
+json ToolCall(McpClient& mcp, const std::string& name, const json& arguments) {
+  return mcp.Request("tools/call", {{"name", name}, {"arguments", arguments}});
+}
+
+TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
+  testing::CliRunner runner;
+  McpClient mcp(runner);
+  json r = mcp.Request("initialize", {{"protocolVersion", "2025-06-18"},
+                                      {"capabilities", json::object()},
+                                      {"clientInfo", {{"name", "test-client"}, {"version", "1"}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["protocolVersion"], "2025-06-18");
+  EXPECT_EQ(r["result"]["serverInfo"]["name"], "engram");
+  mcp.Send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  r = mcp.Request("ping", json::object());
+  EXPECT_EQ(r["id"], mcp.last_id()) << "the notification got no answer: " << r;
+
+  r = mcp.Request("tools/list", json::object());
+  ASSERT_EQ(r["result"]["tools"].size(), 4u) << r;
+  for (const json& tool : r["result"]["tools"]) {
+    EXPECT_EQ(tool["inputSchema"]["type"], "object") << tool["name"];
+  }
+
+  for (const char* fact :
+       {"The user prefers tabs over spaces in Go code", "Production deploys are frozen on Fridays",
+        "The staging database listens on port 5433"}) {
+    r = ToolCall(mcp, "memory_add", {{"content", fact}, {"tags", {"seed"}}});
+    ASSERT_EQ(r["result"]["isError"], false) << r;
+    EXPECT_EQ(r["result"]["structuredContent"]["added"], 1);
+  }
+  r = ToolCall(mcp, "memory_search",
+               {{"query", "which port does the staging database use"}, {"k", 2}});
+  ASSERT_EQ(r["result"]["isError"], false) << r;
+  const json& hits = r["result"]["structuredContent"]["hits"];
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0]["fact"]["content"], "The staging database listens on port 5433");
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("port 5433"),
+            std::string::npos);
+  const std::string id = hits[0]["fact"]["id"];
+
+  r = ToolCall(mcp, "memory_list", {{"tag", "seed"}, {"limit", 10}});
+  EXPECT_EQ(r["result"]["structuredContent"]["count"], 3) << r;
+  r = ToolCall(mcp, "memory_forget", {{"id", id}});
+  EXPECT_EQ(r["result"]["structuredContent"]["forgotten"], 1) << r;
+  r = ToolCall(mcp, "memory_list", json::object());
+  EXPECT_EQ(r["result"]["structuredContent"]["count"], 2) << r;
+  EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
+
+  // What the MCP server stored is in the store every command reads.
+  const testing::CliResult listed = runner.Run({"list", "--tag", "seed"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("frozen on Fridays"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("port 5433"), std::string::npos) << "forgotten";
+}
+
+TEST(McpCliTest, BadMessagesGetErrorObjectsAndTheServerKeepsRunning) {
+  testing::CliRunner runner;
+  McpClient mcp(runner);
+  ASSERT_TRUE(mcp.Request("initialize", {{"protocolVersion", "2099-01-01"}}).contains("result"));
+  mcp.SendLine("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": \"tools/list\"");
+  json r = mcp.Receive();
+  EXPECT_EQ(r["error"]["code"], -32700) << r;
+  EXPECT_TRUE(r["id"].is_null());
+  mcp.SendLine("[]");
+  EXPECT_EQ(mcp.Receive()["error"]["code"], -32600);
+  r = mcp.Request("prompts/list", json::object());
+  EXPECT_EQ(r["error"]["code"], -32601) << r;
+  r = ToolCall(mcp, "memory_search", {{"query", ""}});
+  EXPECT_EQ(r["error"]["code"], -32602) << r;
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("field 'query'"), std::string::npos);
+  r = ToolCall(mcp, "memory_add", {{"content", "x"}, {"confidence", "high"}});
+  EXPECT_EQ(r["error"]["code"], -32602) << r;
+  r = ToolCall(mcp, "memory_drop_all", json::object());
+  EXPECT_EQ(r["error"]["code"], -32602) << r;
+  r = ToolCall(mcp, "memory_forget", {{"id", "0123456789ab"}});
+  EXPECT_EQ(r["result"]["isError"], true) << "a tool that ran and failed: " << r;
+  r = mcp.Request("ping", json::object());
+  EXPECT_EQ(r["result"], json::object()) << "still serving";
+  EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
+}
+
+}  // namespace
+}  // namespace engram

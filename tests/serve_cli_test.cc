@@ -1,0 +1,223 @@
+// `engram serve` as a process: it prints where it listens, reloads its
+// configuration on SIGHUP (a provider switch included) while clients keep
+// calling, refuses a non-default address without a token, and on SIGTERM
+// finishes the request in flight before it exits.
+#include <httplib.h>
+#include <signal.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "src/http/testing/loopback_server.h"
+#include "tests/cli_runner.h"
+
+namespace engram {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+// Waits up to 60 s for stderr to contain `needle`; returns stderr.
+std::string WaitForStderr(const testing::CliRunner& runner, const std::string& needle) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::string err;
+  while (std::chrono::steady_clock::now() < deadline) {
+    err = runner.Stderr();
+    if (err.find(needle) != std::string::npos) return err;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ADD_FAILURE() << "'" << needle << "' never appeared in stderr: " << err;
+  return err;
+}
+
+// Starts `engram serve --port 0 ARGS` and reads the port it prints.
+struct ServeProcess {
+  ServeProcess(testing::CliRunner& r, std::vector<std::string> args) : runner(r) {
+    args.insert(args.begin(), {"serve", "--port", "0"});
+    pid = runner.Start(args);
+    const std::string err = WaitForStderr(runner, "engram: serving http://");
+    std::smatch m;
+    if (std::regex_search(err, m, std::regex(R"(serving http://([0-9.]+):([0-9]+))"))) {
+      host = m[1];
+      port = std::stoi(m[2]);
+    }
+  }
+  ~ServeProcess() {
+    if (pid > 0) Stop();
+  }
+  testing::CliResult Stop() {
+    kill(pid, SIGTERM);
+    testing::CliResult r = runner.Wait(pid);
+    pid = -1;
+    return r;
+  }
+  httplib::Client Client() const {
+    httplib::Client c(host, port);
+    c.set_read_timeout(30, 0);
+    return c;
+  }
+  json Post(const std::string& path, const json& body, int* status = nullptr) const {
+    httplib::Client c = Client();
+    auto r = c.Post(path, body.dump(), "application/json");
+    if (!r) {
+      ADD_FAILURE() << path << ": " << httplib::to_string(r.error());
+      return nullptr;
+    }
+    if (status != nullptr) *status = r->status;
+    return json::parse(r->body, nullptr, false);
+  }
+  json Get(const std::string& path) const {
+    httplib::Client c = Client();
+    auto r = c.Get(path);
+    if (!r) return nullptr;
+    return json::parse(r->body, nullptr, false);
+  }
+
+  testing::CliRunner& runner;
+  pid_t pid = -1;
+  std::string host;
+  int port = 0;
+};
+
+TEST(ServeCliTest, SighupSwitchesTheProviderWhileClientsKeepCalling) {
+  testing::CliRunner runner;
+  const std::string config = runner.File("config.toml");
+  testing::WriteFile(config, "[embed]\nprovider = \"null\"\n");
+  ServeProcess serve(runner, {});
+  ASSERT_GT(serve.port, 0);
+  int status = 0;
+  serve.Post("/v1/facts", {{"content", "Production deploys are frozen on Fridays"}}, &status);
+  ASSERT_EQ(status, 201);
+  json r = serve.Post("/v1/search", {{"query", "when are deploys frozen"}});
+  EXPECT_FALSE(r["semantic"].get<bool>()) << "keyword-only at first: " << r;
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, calls{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 3; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client c = serve.Client();
+      for (int i = 0; !stop; ++i) {
+        const json body = t == 0 ? json{{"content", "note " + std::to_string(i) + " on deploys"}}
+                                 : json{{"query", "deploys frozen"}, {"k", 3}};
+        auto res = c.Post(t == 0 ? "/v1/facts" : "/v1/search", body.dump(), "application/json");
+        ++calls;
+        if (!res || (res->status != 200 && res->status != 201)) {
+          ++failures;
+          ADD_FAILURE() << (res ? res->body : httplib::to_string(res.error()));
+        }
+      }
+    });
+  }
+  const std::vector<std::string> providers = {"hash", "null", "hash:dim=32", "hash"};
+  for (size_t i = 0; i < providers.size(); ++i) {
+    testing::WriteFile(config, "[embed]\nprovider = \"" + providers[i] + "\"\n");
+    kill(serve.pid, SIGHUP);
+    // Each reload is done before the next one is sent.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string err = runner.Stderr();
+      size_t count = 0;
+      for (size_t p = err.find("reloaded:"); p != std::string::npos;
+           p = err.find("reloaded:", p + 1)) {
+        ++count;
+      }
+      if (count >= i + 1) break;
+      if (err.find("configuration kept") != std::string::npos) {
+        ADD_FAILURE() << err;
+        break;
+      }
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  stop = true;
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(calls, 20);
+  r = serve.Get("/v1/config");
+  EXPECT_EQ(r["settings"]["embed.provider"]["value"], "hash") << r;
+  EXPECT_EQ(r["store"]["embedding"]["provider"], "hash");
+  r = serve.Post("/v1/search", {{"query", "when are deploys frozen"}});
+  EXPECT_TRUE(r["semantic"].get<bool>()) << "vectors after the switch: " << r;
+  const testing::CliResult stopped = serve.Stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("engram: stopped"), std::string::npos) << stopped.err;
+}
+
+TEST(ServeCliTest, AnotherAddressWithoutATokenIsRefused) {
+  testing::CliRunner runner;
+  const testing::CliResult r = runner.Run({"serve", "--host", "127.0.0.2", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("without a bearer token"), std::string::npos) << r.err;
+}
+
+TEST(ServeCliTest, AnotherAddressServesOnlyWithTheToken) {
+  const std::string token = "tok-6d2a9c41e0";
+  testing::CliRunner runner;
+  runner.SetEnv("ENGRAM_SERVER_TOKEN", token);
+  runner.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
+  ServeProcess serve(runner, {"--host", "127.0.0.2"});
+  ASSERT_EQ(serve.host, "127.0.0.2");
+  httplib::Client c = serve.Client();
+  auto r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  c.set_bearer_token_auth("tok-6d2a9c41e1");
+  r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  c.set_bearer_token_auth(token);
+  r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  r = c.Get("/v1/config");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(r->body)["settings"]["server.token"]["value"], "(set)");
+  EXPECT_EQ(r->body.find(token), std::string::npos);
+  const testing::CliResult stopped = serve.Stop();
+  EXPECT_EQ(stopped.exit_code, 0);
+  EXPECT_EQ(stopped.err.find(token), std::string::npos) << "never logged";
+}
+
+TEST(ServeCliTest, SigtermFinishesTheRequestInFlight) {
+  // An embedding server that takes a second to answer holds a search open.
+  testing::LoopbackServer slow([](const testing::ReceivedRequest& req) {
+    const json body = json::parse(req.body);
+    json data = json::array();
+    for (size_t i = 0; i < body["input"].size(); ++i) {
+      data.push_back({{"index", i}, {"embedding", {1.0, 0.5, 0.25, 0.125}}});
+    }
+    testing::CannedResponse answer;
+    answer.body = json({{"data", data}}).dump();
+    answer.delay_ms = 1000;
+    return answer;
+  });
+  testing::CliRunner runner;
+  runner.SetEnv("ENGRAM_EMBED_PROVIDER", "openai");
+  runner.SetEnv("ENGRAM_EMBED_BASE_URL", slow.BaseUrl());
+  runner.SetEnv("ENGRAM_EMBED_DIMENSIONS", "4");
+  runner.SetEnv("OPENAI_API_KEY", "sk-test");
+  ServeProcess serve(runner, {});
+  ASSERT_GT(serve.port, 0);
+  int status = 0;
+  serve.Post("/v1/facts", {{"content", "a fact with a vector"}}, &status);
+  ASSERT_EQ(status, 201);
+  json answer;
+  std::thread search([&] { answer = serve.Post("/v1/search", {{"query", "anything"}}, &status); });
+  std::this_thread::sleep_for(milliseconds(400));
+  const testing::CliResult stopped = serve.Stop();
+  search.join();
+  EXPECT_EQ(status, 200) << answer;
+  EXPECT_TRUE(answer["semantic"].get<bool>()) << answer;
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("finishing requests in flight"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram
