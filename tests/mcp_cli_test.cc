@@ -130,7 +130,10 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
 TEST(McpCliTest, BadMessagesGetErrorObjectsAndTheServerKeepsRunning) {
   testing::CliRunner runner;
   McpClient mcp(runner);
-  ASSERT_TRUE(mcp.Request("initialize", {{"protocolVersion", "2099-01-01"}}).contains("result"));
+  // Up to 2025-06-18, arguments a tool refuses are JSON-RPC errors (from
+  // 2025-11-25 they are tool results: McpServerTest covers both).
+  const json init = mcp.Request("initialize", {{"protocolVersion", "2025-06-18"}});
+  ASSERT_EQ(init["result"]["protocolVersion"], "2025-06-18") << init;
   mcp.SendLine("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": \"tools/list\"");
   json r = mcp.Receive();
   EXPECT_EQ(r["error"]["code"], -32700) << r;

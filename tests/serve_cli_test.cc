@@ -209,8 +209,10 @@ TEST(ServeCliTest, SigtermFinishesTheRequestInFlight) {
   serve.Post("/v1/facts", {{"content", "a fact with a vector"}}, &status);
   ASSERT_EQ(status, 201);
   json answer;
+  const size_t before = slow.Requests().size();
   std::thread search([&] { answer = serve.Post("/v1/search", {{"query", "anything"}}, &status); });
-  std::this_thread::sleep_for(milliseconds(400));
+  // The search is in flight once its query reaches the embedding server.
+  while (slow.Requests().size() == before) std::this_thread::sleep_for(milliseconds(10));
   const testing::CliResult stopped = serve.Stop();
   search.join();
   EXPECT_EQ(status, 200) << answer;

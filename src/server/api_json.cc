@@ -72,6 +72,26 @@ json StoreStatsToJson(const StoreStats& stats) {
           {"spaces", std::move(spaces)}};
 }
 
+Result<json> ParseRequestJson(std::string_view text, std::string_view what) {
+  struct TooDeep {};
+  const json::parser_callback_t limit_depth = [](int depth, json::parse_event_t event, json&) {
+    if (depth > kMaxRequestJsonDepth &&
+        (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start)) {
+      throw TooDeep{};
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, limit_depth);
+  } catch (const json::parse_error& e) {
+    return InvalidArgument(std::string(what) + ": malformed JSON at byte " +
+                           std::to_string(e.byte));
+  } catch (const TooDeep&) {
+    return InvalidArgument(std::string(what) + ": JSON nested deeper than " +
+                           std::to_string(kMaxRequestJsonDepth) + " levels");
+  }
+}
+
 std::string DumpJson(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -5,10 +5,12 @@
 #define ENGRAM_SRC_SERVER_API_JSON_H_
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.h"
+#include "engram/status.h"
 
 namespace engram {
 
@@ -22,6 +24,15 @@ nlohmann::json SearchResponseToJson(const std::string& query, FusionMode mode,
 // {facts, scopes: {name: count}, schema_version, embedding: {provider,
 // model, dimension, vectors, missing_vectors} or null, spaces: [...]}.
 nlohmann::json StoreStatsToJson(const StoreStats& stats);
+
+// Most levels of nesting a request's JSON may have. Deeper values are
+// refused while parsing: serialising or copying them recurses once per
+// level, and a few hundred kilobytes of brackets would overflow the stack.
+inline constexpr int kMaxRequestJsonDepth = 64;
+
+// Parses a request's JSON; InvalidArgument naming `what` and the byte for
+// malformed text, invalid UTF-8 or nesting deeper than kMaxRequestJsonDepth.
+Result<nlohmann::json> ParseRequestJson(std::string_view text, std::string_view what);
 
 // Serialises `value` for the wire: compact, invalid UTF-8 replaced.
 std::string DumpJson(const nlohmann::json& value);

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cctype>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -58,11 +59,18 @@ json QueryParams(const httplib::Request& req) {
 // The body as JSON; an error naming the byte when it is not.
 Result<json> BodyJson(const httplib::Request& req) {
   if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
-  try {
-    return json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    return InvalidArgument("request body: malformed JSON at byte " + std::to_string(e.byte));
+  return ParseRequestJson(req.body, "request body");
+}
+
+// True when `header` starts with the auth scheme "Bearer " in any case
+// (RFC 7235: schemes are case-insensitive).
+bool HasBearerScheme(std::string_view header) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (header.size() < kScheme.size()) return false;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return false;
   }
+  return true;
 }
 
 }  // namespace
@@ -118,28 +126,53 @@ HttpServer::HttpServer(MemoryApi* api, ServerOptions options)
   server_->set_read_timeout(std::chrono::milliseconds(options_.read_timeout_ms));
   server_->set_keep_alive_timeout(std::max(1, options_.keep_alive_timeout_ms / 1000));
   server_->set_keep_alive_max_count(1000000);
+  // Answers are small and written in pieces (headers, body): without
+  // TCP_NODELAY, Nagle's algorithm meets the client's delayed ACK and each
+  // answer on a kept-alive connection waits ~40 ms.
+  server_->set_tcp_nodelay(true);
   Route();
 }
 
 HttpServer::~HttpServer() { Stop(); }
+
+bool HttpServer::Refused(const httplib::Request& req, httplib::Response& res) const {
+  const std::string header = req.get_header_value("Authorization");
+  if (header.empty()) {
+    res.set_header("WWW-Authenticate", "Bearer realm=\"engram\"");
+    SendError(res, 401, "unauthenticated", "missing bearer token (Authorization: Bearer ...)");
+    return true;
+  }
+  constexpr size_t kSchemeBytes = 7;  // "Bearer "
+  if (!HasBearerScheme(header) ||
+      !SameSecret(std::string_view(header).substr(kSchemeBytes), options_.token)) {
+    res.set_header("WWW-Authenticate", "Bearer realm=\"engram\", error=\"invalid_token\"");
+    SendError(res, 401, "unauthenticated", "wrong bearer token");
+    return true;
+  }
+  return false;
+}
 
 void HttpServer::Route() {
   httplib::Server& s = *server_;
   // The token check comes before routing, so an unknown path tells an
   // unauthenticated caller nothing either.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (options_.token.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    const std::string header = req.get_header_value("Authorization");
-    constexpr std::string_view kBearer = "Bearer ";
-    if (header.empty()) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"engram\"");
-      SendError(res, 401, "unauthenticated", "missing bearer token (Authorization: Bearer ...)");
+    if (!options_.token.empty()) {
+      if (Refused(req, res)) return httplib::Server::HandlerResponse::Handled;
+    }
+    // The body limit holds only for a body of known length, sent as is:
+    // a chunked body could run past it, a compressed one inflate past it.
+    if (req.has_header("Transfer-Encoding")) {
+      SendError(res, 411, "length_required",
+                "request body: send it with Content-Length, not Transfer-Encoding");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (header.rfind(kBearer, 0) != 0 ||
-        !SameSecret(std::string_view(header).substr(kBearer.size()), options_.token)) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"engram\", error=\"invalid_token\"");
-      SendError(res, 401, "unauthenticated", "wrong bearer token");
+    const std::string encoding = req.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity") {
+      SendError(res, 415, "unsupported_media_type",
+                "request body: Content-Encoding '" + encoding +
+                    "' is not accepted; send it "
+                    "uncompressed");
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -265,7 +298,15 @@ Status HttpServer::Start() {
     return IOError("serve: cannot listen on " + options_.host + ":" +
                    std::to_string(options_.port) + " (address in use or not local)");
   }
-  listener_ = std::thread([this] { server_->listen_after_bind(); });
+  listener_ = std::thread([this] {
+    server_->listen_after_bind();
+    listener_ended_ = true;
+  });
+  // httplib ignores a stop() that comes before its loop runs: wait for it,
+  // so that Stop() right after Start() (a SIGTERM at start-up) is kept.
+  while (!server_->is_running() && !listener_ended_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return Status::OK();
 }
 

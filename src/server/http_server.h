@@ -10,8 +10,10 @@
 //   GET    /healthz         {status: "ok"}
 //
 // Every answer is JSON. Errors read {"error": {"code", "message"}} with
-// 400 (bad argument or JSON), 401 (missing or wrong token), 404, 405, 409,
-// 413 (body over limits.max_body_bytes), 500 or 503. With a token set,
+// 400 (bad argument or JSON nested deeper than 64), 401 (missing or wrong
+// token), 404, 405, 409, 411 (a chunked body: Content-Length is required),
+// 413 (body over limits.max_body_bytes), 415 (a compressed body), 500 or
+// 503. With a token set,
 // every request, /healthz included, must carry "Authorization: Bearer
 // <token>"; the comparison takes the same time whatever the guess.
 //
@@ -21,6 +23,7 @@
 #ifndef ENGRAM_SRC_SERVER_HTTP_SERVER_H_
 #define ENGRAM_SRC_SERVER_HTTP_SERVER_H_
 
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -30,6 +33,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }  // namespace httplib
 
 namespace engram {
@@ -55,11 +60,14 @@ class HttpServer {
  private:
   HttpServer(MemoryApi* api, ServerOptions options);
   void Route();
+  // With a token set: answers 401 and returns true unless `req` carries it.
+  bool Refused(const httplib::Request& req, httplib::Response& res) const;
 
   MemoryApi* api_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_;
+  std::atomic<bool> listener_ended_{false};  // listen_after_bind returned
   int port_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "src/server/mcp_server.h"
 
 #include <algorithm>
+#include <exception>
 #include <istream>
 #include <ostream>
 
@@ -29,6 +30,9 @@ json ErrorMessage(const json& id, int code, const std::string& message) {
 // Structured tool output (structuredContent) arrived in 2025-06-18.
 bool HasStructuredContent(const std::string& version) { return version >= "2025-06-18"; }
 
+// Arguments a tool refuses became tool execution errors in 2025-11-25.
+bool ArgumentErrorsAreToolErrors(const std::string& version) { return version >= "2025-11-25"; }
+
 }  // namespace
 
 const std::vector<std::string>& McpProtocolVersions() {
@@ -38,13 +42,9 @@ const std::vector<std::string>& McpProtocolVersions() {
 }
 
 std::optional<std::string> McpServer::Handle(std::string_view message) {
-  json parsed;
-  try {
-    parsed = json::parse(message);
-  } catch (const json::parse_error& e) {
-    return DumpJson(ErrorMessage(nullptr, kParseError,
-                                 "Parse error: malformed JSON at byte " + std::to_string(e.byte)));
-  }
+  auto read = ParseRequestJson(message, "Parse error");
+  if (!read.ok()) return DumpJson(ErrorMessage(nullptr, kParseError, read.status().message()));
+  const json& parsed = *read;
   if (parsed.is_array()) {
     if (parsed.empty()) {
       return DumpJson(ErrorMessage(nullptr, kInvalidRequest, "Invalid Request: empty batch"));
@@ -80,7 +80,12 @@ std::optional<json> McpServer::HandleOne(const json& message) {
   if (!params.is_object()) {
     return ErrorMessage(id, kInvalidParams, "Invalid params: \"params\" must be an object");
   }
-  auto result = Dispatch(method, params);
+  Result<json> result = Internal("no answer");
+  try {
+    result = Dispatch(method, params);
+  } catch (const std::exception& e) {
+    result = Internal("Internal error: " + std::string(e.what()));
+  }
   if (result.ok()) return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(*result)}};
   const StatusCode code = result.status().code();
   const int rpc_code = code == StatusCode::kNotSupported      ? kMethodNotFound
@@ -132,7 +137,10 @@ Result<json> McpServer::CallTool(const json& params) {
   auto answer = CallMcpTool(api_, tool, arguments);
   if (!answer.ok()) {
     const Status& s = answer.status();
-    if (s.code() == StatusCode::kInvalidArgument) {
+    // Arguments the tool refuses: a protocol error up to 2025-06-18; from
+    // 2025-11-25 a tool error, which the model reads and can correct.
+    if (s.code() == StatusCode::kInvalidArgument &&
+        !ArgumentErrorsAreToolErrors(protocol_version_)) {
       return InvalidArgument("Invalid params: " + s.message());
     }
     // The tool ran and failed: a result the model can read.
@@ -151,6 +159,15 @@ void McpServer::Serve(std::istream& in, std::ostream& out) {
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (line.size() > api_->limits().max_body_bytes) {
+      out << DumpJson(ErrorMessage(nullptr, kInvalidRequest,
+                                   "Invalid Request: message of " + std::to_string(line.size()) +
+                                       " bytes; the limit is " +
+                                       std::to_string(api_->limits().max_body_bytes)))
+          << "\n";
+      out.flush();
+      continue;
+    }
     if (auto answer = Handle(line)) {
       out << *answer << "\n";
       out.flush();

@@ -8,11 +8,14 @@
 // a JSON Schema for its input, each a thin mapping onto MemoryApi.
 //
 // Errors follow JSON-RPC: -32700 for malformed JSON (id null), -32600 for
-// a message that is not a request, -32601 for an unknown method, -32602
-// for an unknown tool or arguments the tool's schema or limits refuse (the
-// message names the field). A tool that runs and fails (an id that does
-// not exist, a store error) answers a result with isError true. Nothing a
-// client sends stops the server; it ends when its input does.
+// a message that is not a request (or a line over limits.max_body_bytes),
+// -32601 for an unknown method, -32602 for an unknown tool or malformed
+// params, -32603 for an internal failure. Arguments the tool's schema or
+// limits refuse (the message names the field) are -32602 up to protocol
+// 2025-06-18 and, as 2025-11-25 says, a tool result with isError true from
+// then on. A tool that runs and fails (an id that does not exist, a store
+// error) answers a result with isError true. Nothing a client sends stops
+// the server; it ends when its input does.
 //
 // Thread-safety: one Serve loop per instance. Ownership: the MemoryApi
 // must outlive it.

@@ -118,6 +118,28 @@ TEST_F(McpServerTest, ErrorsAreJsonRpcErrorObjects) {
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
 }
 
+TEST_F(McpServerTest, FromProtocol20251125BadArgumentsAreToolErrors) {
+  Request("initialize", {{"protocolVersion", "2025-11-25"}});
+  json r = Tool("memory_search", {{"k", 3}});
+  EXPECT_EQ(r["result"]["isError"], true) << r;
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("field 'query'"),
+            std::string::npos);
+  r = Tool("memory_delete_everything", json::object());
+  EXPECT_EQ(r["error"]["code"], -32602) << "an unknown tool stays a protocol error: " << r;
+}
+
+TEST_F(McpServerTest, DeeplyNestedJsonIsRefusedNotACrash) {
+  std::string deep = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}}";
+  auto answer = mcp_.Handle(deep);
+  ASSERT_TRUE(answer);
+  const json r = json::parse(*answer);
+  EXPECT_EQ(r["error"]["code"], -32700);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("nested deeper than 64"),
+            std::string::npos);
+  EXPECT_EQ(Request("ping", json::object())["result"], json::object());
+}
+
 TEST_F(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
   const json r = Call(json::array({{{"jsonrpc", "2.0"}, {"id", "a"}, {"method", "ping"}},
                                    {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},

@@ -49,7 +49,8 @@ class MemoryApi {
 
   // One fact ({content, tags, kind, source, confidence, metadata, scope})
   // or a batch ({scope, facts: [...]}), stored all or nothing. Answers
-  // {added, merged, facts: [{id, scope, created}], warnings}.
+  // {added, merged, facts, warnings}: facts holds {id, scope, created} for
+  // one fact, {id, scope} for each fact of a batch.
   Result<nlohmann::json> Add(const nlohmann::json& args);
   // {query, k, scope (a name or a list), mode, explain, record, hyde}.
   // Answers SearchResponseToJson.
@@ -68,7 +69,7 @@ class MemoryApi {
   // old one stays and the error says why. Answers {reloaded, embedding,
   // llm, hyde, warnings}.
   Result<nlohmann::json> Reload();
-  // {status: "ok", facts}.
+  // {status: "ok"}.
   Result<nlohmann::json> Health();
 
   const RequestLimits& limits() const { return limits_; }

@@ -37,7 +37,10 @@ struct ServerOptions {
   // Threads serving connections; default 64. Each keep-alive connection
   // holds one while it is open, so this bounds concurrent clients.
   int threads = 64;
-  // Time to read one request, in ms; default 10000.
+  // Longest wait for the next bytes of a request, in ms; default 10000. It
+  // bounds each read, not the whole request: a client trickling a byte at a
+  // time can hold a thread, so off loopback put a proxy with a request
+  // deadline in front.
   int read_timeout_ms = 10000;
   // Time an idle keep-alive connection stays open, in ms; default 5000.
   int keep_alive_timeout_ms = 5000;

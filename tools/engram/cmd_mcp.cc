@@ -1,6 +1,8 @@
 // engram mcp: the memory as a Model Context Protocol server on stdio
 // (src/server/mcp_server.h). Protocol messages go to stdout only; warnings
 // go to stderr.
+#include <signal.h>
+
 #include <iostream>
 
 #include "src/server/mcp_server.h"
@@ -14,6 +16,9 @@ void RegisterMcp(CLI::App& app, Cli& cli) {
       "Tools: memory_search, memory_add, memory_forget, memory_list.\n"
       "Client configuration: {\"command\": \"engram\", \"args\": [\"mcp\"]}");
   cli.OnRun(sub, [&cli]() -> int {
+    // A SIGHUP meant for `engram serve` (pkill -HUP engram) must not end an
+    // agent's session; the session ends when its input does.
+    signal(SIGHUP, SIG_IGN);
     auto served = OpenServed(cli);
     if (!served.ok()) return cli.Fail(served.status());
     McpServer mcp(served->api.get());

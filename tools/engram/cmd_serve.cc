@@ -94,7 +94,15 @@ void RegisterServe(CLI::App& app, Cli& cli) {
                   << std::endl;
         continue;
       }
-      cli.err() << "engram: stopping: finishing requests in flight" << std::endl;
+      cli.err() << "engram: stopping: finishing requests in flight (again to stop at once)"
+                << std::endl;
+      // A second SIGTERM or SIGINT during the drain takes its default
+      // action: the main thread no longer blocks it.
+      sigset_t stop_now;
+      sigemptyset(&stop_now);
+      sigaddset(&stop_now, SIGTERM);
+      sigaddset(&stop_now, SIGINT);
+      pthread_sigmask(SIG_UNBLOCK, &stop_now, nullptr);
       (*server)->Stop();
       break;
     }
