@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 TEST_DIR ?= build-test
 TSAN_DIR ?= build-tsan
 
-.PHONY: all setup build demo test lint-format format bench results clean
+.PHONY: all setup build demo test lint-format format bench load results clean
 
 all: build
 
@@ -53,6 +53,13 @@ bench: build
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution
 	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
 	@bench/embed_speed.sh ./$(BUILD_DIR) "$${ENGRAM_HOME:-$${XDG_DATA_HOME:-$$HOME/.local/share}/engram}/models/use-lite-en.bin"
+
+# `engram serve` under 50 clients: 10,000 searches and 1,000 adds on a
+# 10,000-fact store with the local model (needs ../shared/datasets);
+# writes bench/RESULTS-load.md.
+load: build
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target load_client
+	@bench/load_test.sh ./$(BUILD_DIR)
 
 results: build
 	@scripts/results.sh ./$(BUILD_DIR)/engram

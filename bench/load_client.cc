@@ -165,9 +165,12 @@ int main(int argc, char** argv) {
           ++errors;
           std::lock_guard lock(mutex);
           if (error_samples.size() < 5) {
-            error_samples.push_back(path + ": " +
-                                    (r ? std::to_string(r->status) + " " + r->body.substr(0, 200)
-                                       : httplib::to_string(r.error())));
+            error_samples.push_back(
+                path + " at " +
+                std::to_string(std::chrono::duration<double>(Clock::now() - start).count()) +
+                " s after " + std::to_string(ms) + " ms: " +
+                (r ? std::to_string(r->status) + " " + r->body.substr(0, 200)
+                   : httplib::to_string(r.error())));
           }
           continue;
         }

@@ -3,7 +3,7 @@
 #  - a store of 10,000 scifact sentences (bench/make_facts.py), imported
 #    and embedded before the server starts;
 #  - phase "offered": CLIENTS (50) keep-alive clients send SEARCHES (10,000)
-#    searches and ADDS (1,000) adds interleaved, at RATE (default 100)
+#    searches and ADDS (1,000) adds interleaved, at RATE (default 35)
 #    requests per second in all, an open loop whose latencies count from
 #    when each request was due (bench/load_client.cc);
 #  - phase "capacity": the same clients with no pacing (a closed loop) for
@@ -21,7 +21,7 @@ engram=$build/engram
 client=$build/bench/load_client
 dataset=${DATASETS:-../shared/datasets}/scifact
 clients=${CLIENTS:-50}
-rate=${RATE:-100}
+rate=${RATE:-35}
 searches=${SEARCHES:-10000}
 adds=${ADDS:-1000}
 cap_searches=${CAP_SEARCHES:-2000}
@@ -54,7 +54,7 @@ scripts/install_model.sh "$build/use_lite_convert" "$ENGRAM_HOME/models" 2> "$wo
 total=$((10000 + adds + cap_adds))
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences "$total" "$work/all.jsonl"
 head -n 10000 "$work/all.jsonl" > "$work/store.jsonl"
-tail -n +10001 "$work/all.jsonl" | head -n "$adds" > "$work/adds.jsonl"
+sed -n "10001,$((10000 + adds))p" "$work/all.jsonl" > "$work/adds.jsonl"
 tail -n "$cap_adds" "$work/all.jsonl" > "$work/cap_adds.jsonl"
 python3 -c '
 import json, sys
@@ -91,7 +91,7 @@ expected=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fact
   "$work/capacity.json")
 [ "$stored" -eq "$expected" ] || { echo "load_test: $stored facts in the file, $expected expected" >&2; status=1; }
 
-python3 - "$work" "$(git rev-parse --short HEAD)" "$(nproc)" "$stored" > bench/RESULTS-load.md <<'PY'
+python3 - "$work" "$(git describe --always --dirty)" "$(nproc)" "$stored" > bench/RESULTS-load.md <<'PY'
 import json, os, sys
 work, commit, cores, stored = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 phases = [("offered", json.load(open(os.path.join(work, "offered.json")))),

@@ -212,6 +212,13 @@ embed = os.path.join(work, "embed_speed.md")
 if os.path.exists(embed):
     print("### Embedding speed (`bench/embed_speed.sh`)\n")
     print(open(embed).read())
+load = "bench/RESULTS-load.md"
+if os.path.exists(load):
+    print("### The HTTP server under load (`bench/RESULTS-load.md`)\n")
+    print("Written by `bench/load_test.sh` (about 10 minutes; it needs the `load_client` target), "
+          "which runs on its own; the table below is that file's, as of the commit that last "
+          "changed it.\n")
+    print(open(load).read())
 vector = "bench/RESULTS-vector.md"
 if os.path.exists(vector):
     print("### Vector search (`bench/RESULTS-vector.md`)\n")

@@ -1,6 +1,7 @@
 #include "src/server/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <cctype>
 #include <chrono>
@@ -15,6 +16,10 @@ namespace {
 using nlohmann::json;
 
 constexpr char kJson[] = "application/json";
+
+// Connections the kernel queues before the server accepts them; the
+// kernel caps it at net.core.somaxconn.
+constexpr int kListenBacklog = 1024;
 
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -125,11 +130,22 @@ HttpServer::HttpServer(MemoryApi* api, ServerOptions options)
   server_->set_payload_max_length(options_.limits.max_body_bytes);
   server_->set_read_timeout(std::chrono::milliseconds(options_.read_timeout_ms));
   server_->set_keep_alive_timeout(std::max(1, options_.keep_alive_timeout_ms / 1000));
+  // httplib closes a kept-alive connection after 5 requests by default; an
+  // agent's client keeps one open for its session.
   server_->set_keep_alive_max_count(1000000);
   // Answers are small and written in pieces (headers, body): without
   // TCP_NODELAY, Nagle's algorithm meets the client's delayed ACK and each
   // answer on a kept-alive connection waits ~40 ms.
   server_->set_tcp_nodelay(true);
+  // httplib listens with a backlog of 5: a burst of clients connecting at
+  // once overflows it and their handshakes stall or fail. Keep the
+  // listening socket (this is called for it alone) to listen again, with a
+  // real backlog, once it is bound.
+  server_->set_socket_options([this](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd_ = sock;
+  });
   Route();
 }
 
@@ -293,6 +309,7 @@ Status HttpServer::Start() {
   } else if (server_->bind_to_port(options_.host, options_.port)) {
     port_ = options_.port;
   }
+  if (port_ > 0 && listen_fd_ >= 0) listen(listen_fd_, kListenBacklog);
   if (port_ <= 0) {
     port_ = 0;
     return IOError("serve: cannot listen on " + options_.host + ":" +

@@ -68,6 +68,7 @@ class HttpServer {
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_;
   std::atomic<bool> listener_ended_{false};  // listen_after_bind returned
+  int listen_fd_ = -1;                       // the listening socket, once created
   int port_ = 0;
 };
 
