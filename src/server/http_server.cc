@@ -284,6 +284,9 @@ void HttpServer::Route() {
                     " bytes (server.max_body_bytes)");
     } else if (res.status == 404) {
       SendError(res, 404, "not_found", "no route " + req.method + " " + req.path);
+    } else if (res.status == 400 && req.method == "POST" && !req.has_header("Content-Length")) {
+      SendError(res, 400, "length_required",
+                "request body: a POST needs a Content-Length header (curl: -d '{}')");
     } else {
       SendError(res, res.status, "bad_request",
                 "request: refused with HTTP " + std::to_string(res.status));

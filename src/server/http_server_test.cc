@@ -195,6 +195,10 @@ TEST_F(HttpServerTest, UnknownRoutesAndWrongMethodsAnswerJson) {
   r = store_.Call("PUT", "/v1/facts/abcd", "{}");
   EXPECT_EQ(r.status, 405);
   EXPECT_NE(ErrorMessage(r).find("GET, DELETE"), std::string::npos);
+  const std::string bare = RawExchange(
+      store_.server().port(), "POST /v1/reload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(bare.rfind("HTTP/1.1 400", 0), 0u) << bare;
+  EXPECT_NE(bare.find("needs a Content-Length"), std::string::npos) << bare;
 }
 
 TEST(HttpServerLimitsTest, BodyOverTheLimitIs413AndStoresNothing) {
