@@ -52,7 +52,7 @@ class HttpServer {
   // address cannot be bound (in use, not local).
   Status Start();
   // The port bound (the chosen one when options.port was 0); 0 before Start.
-  int port() const { return port_; }
+  int port() const { return port_; }  // NOLINT(readability-identifier-naming): accessor
   // Stops accepting connections, waits for requests in flight, returns.
   // Idempotent.
   void Stop();

@@ -50,6 +50,7 @@ class McpServer {
   void Serve(std::istream& in, std::ostream& out);
 
   // The negotiated protocol version; empty before `initialize`.
+  // NOLINTNEXTLINE(readability-identifier-naming): accessor
   const std::string& protocol_version() const { return protocol_version_; }
 
  private:

@@ -93,8 +93,10 @@ Result<json> MemoryApi::Add(const json& body) {
     auto fact = ParseFactObject(items[i]);
     if (!fact.ok()) return fact.status().WithContext(where);
     if (items[i].contains("scope") && fact->scope != scope) {
-      return InvalidArgument(where + ": field 'scope': '" + fact->scope +
-                             "' differs from the request's scope '" + scope + "'");
+      std::string message = where + ": field 'scope': '";
+      message += fact->scope;
+      message += "' differs from the request's scope '" + scope + "'";
+      return InvalidArgument(message);
     }
     fact->scope = scope;
     if (Status s = engine_->Validate(*fact); !s.ok()) return s.WithContext(where);

@@ -72,6 +72,7 @@ class MemoryApi {
   // {status: "ok"}.
   Result<nlohmann::json> Health();
 
+  // NOLINTNEXTLINE(readability-identifier-naming): accessor
   const RequestLimits& limits() const { return limits_; }
 
  private:

@@ -40,8 +40,14 @@ Status RequestArgs::OnlyFields(std::initializer_list<std::string_view> known) co
   for (const auto& [key, unused] : value_.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string names;
-      for (std::string_view k : known) names += (names.empty() ? "" : ", ") + std::string(k);
-      return InvalidArgument(what_ + ": unknown field '" + key + "' (known: " + names + ")");
+      for (std::string_view k : known) {
+        if (!names.empty()) names += ", ";
+        names += k;
+      }
+      std::string message = what_ + ": unknown field '";
+      message += key;
+      message += "' (known: " + names + ")";
+      return InvalidArgument(message);
     }
   }
   return Status::OK();
