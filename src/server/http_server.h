@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "engram/status.h"
@@ -71,6 +72,11 @@ class HttpServer {
   int listen_fd_ = -1;                       // the listening socket, once created
   int port_ = 0;
 };
+
+// True when `host` is the loopback address the server may use without a
+// token: 127.0.0.1, ::1 or localhost. Any other, 127.0.0.2 included, counts
+// as reachable by others.
+bool IsDefaultLoopback(const std::string& host);
 
 // The HTTP status for an error of `code`.
 int HttpStatusFor(StatusCode code);

@@ -345,6 +345,23 @@ TEST(HttpServerStopTest, StopLetsARequestInFlightFinish) {
   EXPECT_FALSE(client->Get("/healthz")) << "no longer accepting";
 }
 
+TEST(HttpServerReloadTest, ServerSettingsChangedByAReloadAreNamedAsPendingARestart) {
+  ServedStore store;
+  store.SetLoader([&store]() -> Result<ServingConfig> {
+    ServingConfig c;
+    c.engine = store.engine_options();
+    c.settings = {{"embed.provider", {{"value", "hash"}, {"source", "default"}}},
+                  {"server.max_batch", {{"value", "5"}, {"source", "file"}}}};
+    return c;
+  });
+  store.Serve();
+  const JsonReply r = store.Post("/v1/reload", json::object());
+  ASSERT_EQ(r.status, 200) << r.raw;
+  ASSERT_EQ(r.body["warnings"].size(), 1u) << r.raw;
+  EXPECT_NE(r.body["warnings"][0].get<std::string>().find("server.max_batch changed"),
+            std::string::npos);
+}
+
 TEST(HttpServerReloadTest, FailedReloadKeepsTheConfigurationInForce) {
   ServedStore store;
   store.SetLoader([]() -> Result<ServingConfig> {

@@ -211,6 +211,13 @@ Result<json> MemoryApi::Reload() {
   auto next = loader_ ? loader_() : Result<ServingConfig>(FailedPrecondition("no loader"));
   if (!next.ok()) return next.status().WithContext("reload");
   if (Status s = engine_->Reload(next->engine); !s.ok()) return s.WithContext("reload");
+  // The server's own settings (address, token, limits) are read at start.
+  const std::shared_ptr<const ServingConfig> before = Current();
+  for (const auto& [key, entry] : next->settings.items()) {
+    if (key.rfind("server.", 0) == 0 && before->settings.value(key, json()) != entry) {
+      next->warnings.push_back("reload: " + key + " changed; it takes effect at the next start");
+    }
+  }
   const EngineOptions& e = next->engine;
   json out = {
       {"reloaded", true},

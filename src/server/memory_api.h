@@ -66,7 +66,8 @@ class MemoryApi {
   // {settings, search: {k, mode}, store: StoreStatsToJson}.
   Result<nlohmann::json> Config();
   // Resolves the configuration again and puts it in force. On failure the
-  // old one stays and the error says why. Answers {reloaded, embedding,
+  // old one stays and the error says why. The server.* settings are read at
+  // start only: a change to one is a warning. Answers {reloaded, embedding,
   // llm, hyde, warnings}.
   Result<nlohmann::json> Reload();
   // {status: "ok"}.

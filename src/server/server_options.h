@@ -47,11 +47,6 @@ struct ServerOptions {
   RequestLimits limits;
 };
 
-// True when `host` is the loopback address the server may use without a
-// token: 127.0.0.1, ::1 or localhost. Any other, 127.0.0.2 included, counts
-// as reachable by others.
-bool IsDefaultLoopback(const std::string& host);
-
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_SERVER_SERVER_OPTIONS_H_
