@@ -201,8 +201,8 @@ class Engine {
   // space; facts without a vector in it are backfilled), LLM, HyDE, ranking,
   // vector and limit options. Calls already running finish with the options
   // they started with. InvalidArgument when the options are invalid or name
-  // another database (db_path, create_if_missing and busy_timeout_ms are
-  // fixed at Open); nothing changes then.
+  // another database (db_path, create_if_missing, busy_timeout_ms and
+  // readers are fixed at Open); nothing changes then.
   virtual Status Reload(const EngineOptions& options) = 0;
 
   // The options in force (a copy: Reload may replace them at any time).

@@ -165,6 +165,11 @@ struct EngineOptions {
   // How long to wait for another process's lock before failing, in ms.
   // Default 5000; a long import holds the write lock for its duration.
   int busy_timeout_ms = 5000;
+  // Read-only connections that searches read through, side by side with
+  // each other and with writes; a search beyond this many waits for one.
+  // Default 8; range [0, 64]. 0 makes every search read on the engine's
+  // own connection, one at a time. Fixed at open.
+  size_t readers = 8;
   Bm25Options bm25;
   TemporalOptions temporal;
   FusionOptions fusion;

@@ -246,6 +246,9 @@ const std::vector<KeyDef>& Keys() {
        "wait for another process's lock, in ms; default 5000",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.busy_timeout_ms = std::stoi(v); }},
+      ENGRAM_INT_KEY("store.readers", engine.readers, 0, 64,
+                     "read-only connections searches run on side by side; 0 = one search at a "
+                     "time; default 8"),
   };
   return keys;
 }

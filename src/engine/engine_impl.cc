@@ -48,15 +48,20 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   store_options.on_connect = &RegisterEngramFts5;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FactStore> store, FactStore::Open(store_options));
   ENGRAM_RETURN_IF_ERROR(SyncAnalyzerVersion(store.get()));
-  return std::unique_ptr<Engine>(new EngineImpl(std::move(opts), std::move(store)));
+  std::unique_ptr<ReaderPool> readers;
+  if (opts.readers > 0) readers = std::make_unique<ReaderPool>(store_options, opts.readers);
+  return std::unique_ptr<Engine>(
+      new EngineImpl(std::move(opts), std::move(store), std::move(readers)));
 }
 
-EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store)
+EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
+                       std::unique_ptr<ReaderPool> readers)
     : options_(std::make_shared<const EngineOptions>(std::move(options))),
       store_(std::move(store)),
       vectors_(store_->db()),
       hypotheses_(store_->db()),
-      context_(store_->db()) {
+      context_(store_->db()),
+      readers_(std::move(readers)) {
   // The worker exists whenever background backfill was asked for, even
   // while keyword-only: a Reload may bring an embedder. Its steps do
   // nothing without one.
@@ -85,6 +90,7 @@ Status EngineImpl::Reload(const EngineOptions& options) {
   if (!next->clock) next->clock = current->clock;
   next->create_if_missing = current->create_if_missing;
   next->busy_timeout_ms = current->busy_timeout_ms;
+  next->readers = current->readers;
   std::lock_guard lock(mutex_);
   {
     std::lock_guard options_lock(options_mutex_);
@@ -238,6 +244,8 @@ Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
     return Status::OK();
   });
   if (!s.ok()) return s.WithContext("engine: forget");
+  // The removed facts' vectors are gone too; their rowids may come back.
+  if (removed > 0 && cache_) cache_->MarkDirty();
   return removed;
 }
 

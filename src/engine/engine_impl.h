@@ -1,10 +1,14 @@
 // EngineImpl: the one place that wires store, lexical index and ranking.
 //
-// Thread-safety: every use of the store's connection and of the vector
-// cache happens under mutex_. The options are an immutable snapshot that
-// Reload replaces under options_mutex_. Embedding (the slow part) runs outside it, so
-// searches go on while an import or the backfill worker embeds; vectors
-// are then written in short transactions of their own.
+// Thread-safety: every use of the store's own connection, and every change
+// of the vector cache, happens under mutex_. Searches read facts through
+// connections of their own (readers_) and the vector cache through a
+// VectorCache::View, so they run side by side, with each other and with
+// writes; only the cache sync and the access bookkeeping take mutex_. The
+// options are an immutable snapshot that Reload replaces under
+// options_mutex_. Embedding (the slow part) runs outside every lock, so
+// searches go on while an import or the backfill worker embeds; vectors are
+// then written in short transactions of their own.
 #ifndef ENGRAM_SRC_ENGINE_ENGINE_IMPL_H_
 #define ENGRAM_SRC_ENGINE_ENGINE_IMPL_H_
 
@@ -23,13 +27,16 @@
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_store.h"
 #include "src/store/hypothesis_store.h"
+#include "src/store/reader_pool.h"
 #include "src/store/vector_store.h"
 
 namespace engram {
 
 class EngineImpl final : public Engine {
  public:
-  EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store);
+  // `readers` is null when searches read on `store`'s own connection.
+  EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
+             std::unique_ptr<ReaderPool> readers);
   ~EngineImpl() override;
 
   Result<AddOutcome> Add(const NewFact& fact) override;
@@ -75,7 +82,19 @@ class EngineImpl final : public Engine {
   Result<int64_t> FindSpaceLocked(const Embedder& embedder);
   // The vector cache of space `space_id` (the embedder's), created or
   // replaced on need; caller holds mutex_.
-  VectorCache* CacheLocked(const EngineOptions& options, int64_t space_id);
+  std::shared_ptr<VectorCache> CacheLocked(const EngineOptions& options, int64_t space_id);
+  // The active space's vector cache with `scopes` in step with the store;
+  // null when the store has no vectors of that space yet. Takes mutex_.
+  Result<std::shared_ptr<VectorCache>> SyncedCache(const EngineOptions& options,
+                                                   const std::vector<std::string>& scopes,
+                                                   std::vector<std::string>* warnings);
+  // Runs `body` in one read transaction on a reader connection, or on the
+  // store's own under mutex_ when there are no readers (readers = 0) or
+  // none could be opened (a warning says why); with a View of `cache` when
+  // it is not null. The caller must not hold mutex_.
+  Status ReadSnapshot(const VectorCache* cache,
+                      const std::function<Status(FactStore&, const VectorCache::View*)>& body,
+                      std::vector<std::string>* warnings);
 
   // HyDE for one search: the hypothesis (cache, then LLM), its keywords
   // merged into `lexical_query`, and its embedding when vectors are on.
@@ -115,7 +134,10 @@ class EngineImpl final : public Engine {
   // The last space looked up: its key and id; guarded by mutex_.
   std::string space_key_;
   int64_t space_id_ = 0;
-  std::unique_ptr<VectorCache> cache_;  // one space's vectors; guarded by mutex_
+  // One space's vectors. The pointer is guarded by mutex_; searches keep
+  // their own reference while they read it.
+  std::shared_ptr<VectorCache> cache_;
+  std::unique_ptr<ReaderPool> readers_;  // null when options.readers is 0
   std::mutex mutex_;
   // Last: stopped and joined before anything it uses is destroyed.
   std::unique_ptr<BackfillWorker> worker_;

@@ -3,10 +3,17 @@
 // gets every signal it has (a lexical candidate with a vector gets its true
 // cosine); the signals are fused into one ranking. When there is no
 // candidate at all, blended and rrf fall back to every fact of the scopes by
-// recency. The query is embedded before the lock is taken; all reads then
-// happen in one read transaction, so a concurrent write cannot make the
-// statistics, the matches and the loaded facts disagree.
+// recency. The query is embedded before any lock is taken. The vector cache
+// is brought in step under the engine's lock; then every read of the store
+// happens in one read transaction on a reader connection, so a concurrent
+// write cannot make the statistics, the matches and the loaded facts
+// disagree, and the vector scan runs under a View of the cache, beside other
+// searches. The View is taken before the snapshot starts, so the cache is
+// never ahead of it; it may trail it by a write committed in between, whose
+// facts then have no cosine in that search, as before their vectors were
+// stored, and whose deleted facts' vector hits find no fact and are dropped.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -102,6 +109,27 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   }
 }
 
+Status EngineImpl::ReadSnapshot(
+    const VectorCache* cache,
+    const std::function<Status(FactStore&, const VectorCache::View*)>& body,
+    std::vector<std::string>* warnings) {
+  // The View is taken before the snapshot starts, so the cache is never
+  // ahead of it. Lock order: mutex_ before a View, never the reverse (a Sync
+  // holds mutex_ while it waits for the Views to end).
+  const auto run = [&](FactStore& store) {
+    std::optional<VectorCache::View> view;
+    if (cache) view.emplace(*cache);
+    return store.ReadTransact([&] { return body(store, view ? &*view : nullptr); });
+  };
+  if (readers_) {
+    auto lease = readers_->Acquire();
+    if (lease.ok()) return run(lease->store());
+    warnings->push_back("read on the engine's own connection: " + lease.status().message());
+  }
+  std::lock_guard lock(mutex_);
+  return run(*store_);
+}
+
 Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
   const std::shared_ptr<const EngineOptions> opts = Options();
   size_t bad = 0;
@@ -150,95 +178,99 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     response.warnings.push_back("hyde: " + f);
   }
 
-  std::lock_guard lock(mutex_);
+  std::shared_ptr<VectorCache> cache;
+  bool missing_vectors = semantic && query_vector.empty();
+  if (!query_vector.empty()) {
+    auto synced = SyncedCache(*opts, scopes, &response.warnings);
+    if (!synced.ok()) return synced.status().WithContext("engine: search");
+    cache = std::move(*synced);
+    missing_vectors = cache == nullptr;
+  }
+
   const Timestamp now = opts->clock->NowMillis();
   std::vector<Gathered> gathered;
   std::vector<StoredFact> facts;
   FusionResult fused;
-  bool missing_vectors = false;
-  Status read = store_->ReadTransact([&]() -> Status {
-    ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store_->MissingScopes(scopes));
-    std::unordered_map<int64_t, size_t> by_rowid;
-    if (UsesLexical(options.mode)) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                              SearchLexical(store_->db(), lexical_query, scopes, opts->bm25));
-      for (LexicalHit& h : hits) {
-        by_rowid[h.rowid] = gathered.size();
-        gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
-                                    std::nullopt, h.access_count, h.last_accessed,
-                                    std::move(h.matched)});
-      }
-    }
-    int64_t space_id = 0;
-    if (!query_vector.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(space_id, FindSpaceLocked(*opts->embedder));
-    }
-    if (space_id != 0) {
-      VectorCache* cache = CacheLocked(*opts, space_id);
-      ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->db()->QueryInt("PRAGMA data_version"));
-      ENGRAM_RETURN_IF_ERROR(cache->Sync(&vectors_, scopes, version, &response.warnings));
-      response.semantic = true;
-      const size_t top_k = options.mode == FusionMode::kSemantic
-                               ? std::max(options.k, opts->vector.top_k)
-                               : opts->vector.top_k;
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorHit> vector_hits,
-                              cache->Search(query_vector, scopes, top_k, opts->vector.min_cosine));
-      response.vector_candidates = vector_hits.size();
-      std::vector<int64_t> new_rowids;
-      for (const VectorHit& v : vector_hits) {
-        if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
-      }
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store_->RankInputsOf(new_rowids));
-      for (RankInput& r : inputs) {
-        by_rowid[r.rowid] = gathered.size();
-        gathered.push_back(FromRankInput(std::move(r)));
-      }
-      // Every candidate's true cosine, whichever way it came in.
-      for (Gathered& g : gathered) {
-        const std::optional<float> cosine = cache->Score(query_vector, g.scope, g.rowid);
-        if (cosine) {
-          g.semantic = *cosine;
-        } else {
-          missing_vectors = true;
+  Status read = ReadSnapshot(
+      cache.get(),
+      [&](FactStore& store, const VectorCache::View* view) -> Status {
+        ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
+        std::unordered_map<int64_t, size_t> by_rowid;
+        if (UsesLexical(options.mode)) {
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
+                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25));
+          for (LexicalHit& h : hits) {
+            by_rowid[h.rowid] = gathered.size();
+            gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
+                                        std::nullopt, h.access_count, h.last_accessed,
+                                        std::move(h.matched)});
+          }
         }
-      }
-    } else if (semantic) {
-      missing_vectors = true;
-    }
-    const bool fallback_mode =
-        options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
-    if (options.mode == FusionMode::kTemporal ||
-        (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
-      response.temporal_fallback = options.mode != FusionMode::kTemporal;
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store_->RankInputs(scopes));
-      gathered.clear();
-      for (RankInput& r : all) {
-        gathered.push_back(FromRankInput(std::move(r)));
-      }
-    }
-    std::vector<FusionCandidate> candidates;
-    candidates.reserve(gathered.size());
-    for (const Gathered& g : gathered) {
-      FusionCandidate c;
-      c.id = g.id;
-      c.scope = g.scope;
-      c.lexical = g.lexical;
-      c.semantic = g.semantic;
-      c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts->temporal);
-      candidates.push_back(std::move(c));
-    }
-    response.candidates = candidates.size();
-    FusionOptions fusion = opts->fusion;
-    if (options.weights) fusion.weights = *options.weights;
-    fused = Fuse(candidates, options.mode, fusion);
-    fused.ranked.resize(std::min(options.k, fused.ranked.size()));
-    std::vector<int64_t> rowids;
-    rowids.reserve(fused.ranked.size());
-    for (const FusedCandidate& c : fused.ranked) rowids.push_back(gathered[c.index].rowid);
-    ENGRAM_ASSIGN_OR_RETURN(facts, store_->GetByRowids(rowids));
-    return Status::OK();
-  });
+        if (view) {
+          response.semantic = true;
+          const size_t top_k = options.mode == FusionMode::kSemantic
+                                   ? std::max(options.k, opts->vector.top_k)
+                                   : opts->vector.top_k;
+          ENGRAM_ASSIGN_OR_RETURN(
+              std::vector<VectorHit> vector_hits,
+              view->Search(query_vector, scopes, top_k, opts->vector.min_cosine));
+          response.vector_candidates = vector_hits.size();
+          std::vector<int64_t> new_rowids;
+          for (const VectorHit& v : vector_hits) {
+            if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
+          }
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store.RankInputsOf(new_rowids));
+          for (RankInput& r : inputs) {
+            by_rowid[r.rowid] = gathered.size();
+            gathered.push_back(FromRankInput(std::move(r)));
+          }
+          // Every candidate's true cosine, whichever way it came in.
+          for (Gathered& g : gathered) {
+            const std::optional<float> cosine = view->Score(query_vector, g.scope, g.rowid);
+            if (cosine) {
+              g.semantic = *cosine;
+            } else {
+              missing_vectors = true;
+            }
+          }
+        }
+        const bool fallback_mode =
+            options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
+        if (options.mode == FusionMode::kTemporal ||
+            (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
+          response.temporal_fallback = options.mode != FusionMode::kTemporal;
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(scopes));
+          gathered.clear();
+          for (RankInput& r : all) {
+            gathered.push_back(FromRankInput(std::move(r)));
+          }
+        }
+        std::vector<FusionCandidate> candidates;
+        candidates.reserve(gathered.size());
+        for (const Gathered& g : gathered) {
+          FusionCandidate c;
+          c.id = g.id;
+          c.scope = g.scope;
+          c.lexical = g.lexical;
+          c.semantic = g.semantic;
+          c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts->temporal);
+          candidates.push_back(std::move(c));
+        }
+        response.candidates = candidates.size();
+        FusionOptions fusion = opts->fusion;
+        if (options.weights) fusion.weights = *options.weights;
+        fused = Fuse(candidates, options.mode, fusion);
+        fused.ranked.resize(std::min(options.k, fused.ranked.size()));
+        std::vector<int64_t> rowids;
+        rowids.reserve(fused.ranked.size());
+        for (const FusedCandidate& c : fused.ranked) rowids.push_back(gathered[c.index].rowid);
+        ENGRAM_ASSIGN_OR_RETURN(facts, store.GetByRowids(rowids));
+        return Status::OK();
+      },
+      &response.warnings);
   if (!read.ok()) return read.WithContext("engine: search");
+
+  std::lock_guard lock(mutex_);
   if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
 
   if (options.record_access && !facts.empty()) {

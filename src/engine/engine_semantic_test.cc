@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
@@ -466,6 +468,112 @@ TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("semantic mode needs an embedding provider"),
             std::string::npos);
+}
+
+// Searches read on connections of their own and scan the vector cache under
+// a View, beside each other and beside writes. Whatever they overlap with,
+// every search succeeds and returns whole, distinct, live facts; once the
+// writes stop, the store and the cache agree with what was written.
+TEST_F(SemanticTest, SearchesRunBesideWritesAndSeeWholeFacts) {
+  auto engine = Open(std::make_shared<HashEmbedder>(64));
+  std::vector<std::string> seeded;
+  for (int i = 0; i < 60; ++i) {
+    seeded.push_back(Add(*engine, "seeded fact " + std::to_string(i) + " about postgres"));
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::atomic<int> searches{0};
+  std::vector<std::thread> searchers;
+  for (int t = 0; t < 4; ++t) {
+    searchers.emplace_back([&, t] {
+      while (!stop.load()) {
+        SearchOptions o;
+        o.k = 8;
+        o.record_access = t % 2 == 0;  // half of them write access bookkeeping too
+        o.mode = t == 3 ? FusionMode::kSemantic : FusionMode::kBlended;
+        auto r = engine->Search("postgres fact", o);
+        bool good = r.ok() && !r->hits.empty() && r->hits.size() <= o.k;
+        std::set<std::string> ids;
+        if (good) {
+          for (const SearchHit& h : r->hits) {
+            good = good && ids.insert(h.fact.id).second &&
+                   h.fact.content.find("postgres") != std::string::npos;
+          }
+        }
+        if (!good) ++failures;
+        ++searches;
+      }
+    });
+  }
+  // The writer adds new facts and forgets seeded ones meanwhile.
+  std::vector<std::string> added;
+  for (int i = 0; i < 40; ++i) {
+    added.push_back(Add(*engine, "added fact " + std::to_string(i) + " about postgres"));
+    if (i % 2 == 0) {
+      ForgetRequest forget;
+      forget.ids = {seeded[static_cast<size_t>(i)]};
+      auto removed = engine->Forget(forget);
+      EXPECT_TRUE(removed.ok() && *removed == 1);
+    }
+  }
+  // Let the searchers run a little past the last write.
+  const int after_writes = searches.load();
+  while (searches.load() < after_writes + 20) std::this_thread::yield();
+  stop = true;
+  for (auto& t : searchers) t.join();
+  EXPECT_EQ(failures.load(), 0) << "of " << searches.load() << " searches";
+
+  auto stats = engine->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->facts, 60 + 40 - 20);
+  // The last fact added is found by meaning and by word.
+  const SearchResponse semantic =
+      Search(*engine, "added fact 39 about postgres", FusionMode::kSemantic, 1);
+  ASSERT_EQ(semantic.hits.size(), 1u);
+  EXPECT_EQ(semantic.hits[0].fact.id, added.back());
+  // A forgotten fact is gone from every search.
+  const SearchResponse forgotten =
+      Search(*engine, "seeded fact 0 about postgres", FusionMode::kBlended, 100);
+  for (const SearchHit& h : forgotten.hits) EXPECT_NE(h.fact.id, seeded[0]);
+}
+
+// Reading on pooled connections changes nothing in the results: the same
+// queries rank the same facts with the same scores with readers = 0.
+TEST_F(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
+  const auto embedder = std::make_shared<HashEmbedder>(64);
+  {
+    auto engine = Open(embedder);
+    for (int i = 0; i < 40; ++i) {
+      Add(*engine,
+          "note " + std::to_string(i) + (i % 3 == 0 ? " on postgres tuning" : " on lamps"));
+    }
+  }
+  const std::vector<std::string> queries = {"postgres tuning", "lamps", "note 7", "nothing here"};
+  std::vector<std::vector<std::pair<std::string, double>>> rankings[2];
+  for (size_t readers : {size_t{8}, size_t{0}}) {
+    EngineOptions o;
+    o.db_path = dir_.File("memory.db");
+    o.clock = clock_;
+    o.embedder = embedder;
+    o.vector.background_backfill = false;
+    o.readers = readers;
+    auto engine = Engine::Open(o);
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    for (const std::string& q : queries) {
+      for (FusionMode mode : {FusionMode::kBlended, FusionMode::kLexical, FusionMode::kSemantic}) {
+        const SearchResponse r = Search(**engine, q, mode);
+        EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+        std::vector<std::pair<std::string, double>> ranking;
+        for (const SearchHit& h : r.hits) ranking.emplace_back(h.fact.id, h.score);
+        rankings[readers == 0 ? 1 : 0].push_back(std::move(ranking));
+      }
+    }
+  }
+  ASSERT_EQ(rankings[0].size(), rankings[1].size());
+  for (size_t i = 0; i < rankings[0].size(); ++i) {
+    EXPECT_EQ(rankings[0][i], rankings[1][i]) << "query " << queries[i / 3] << ", mode " << i % 3;
+  }
+  EXPECT_FALSE(rankings[0][0].empty());
 }
 
 }  // namespace

@@ -37,13 +37,30 @@ Result<int64_t> EngineImpl::FindSpaceLocked(const Embedder& embedder) {
   return space_id_;
 }
 
-VectorCache* EngineImpl::CacheLocked(const EngineOptions& options, int64_t space_id) {
+std::shared_ptr<VectorCache> EngineImpl::CacheLocked(const EngineOptions& options,
+                                                     int64_t space_id) {
   if (!cache_ || cache_->SpaceId() != space_id) {
     const EmbeddingSpace& space = options.embedder->Space();
-    cache_ = std::make_unique<VectorCache>(space_id, space.Key(), space.dimension, options.vector,
+    cache_ = std::make_shared<VectorCache>(space_id, space.Key(), space.dimension, options.vector,
                                            options.db_path + ".vindex");
   }
-  return cache_.get();
+  return cache_;
+}
+
+Result<std::shared_ptr<VectorCache>> EngineImpl::SyncedCache(const EngineOptions& options,
+                                                             const std::vector<std::string>& scopes,
+                                                             std::vector<std::string>* warnings) {
+  std::lock_guard lock(mutex_);
+  std::shared_ptr<VectorCache> cache;
+  Status synced = store_->ReadTransact([&]() -> Status {
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t space_id, FindSpaceLocked(*options.embedder));
+    if (space_id == 0) return Status::OK();
+    cache = CacheLocked(options, space_id);
+    ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->db()->QueryInt("PRAGMA data_version"));
+    return cache->Sync(&vectors_, scopes, version, warnings);
+  });
+  if (!synced.ok()) return synced;
+  return cache;
 }
 
 Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,

@@ -110,6 +110,7 @@ Status ValidateEngineOptions(const EngineOptions& o) {
   if (o.hyde.max_tokens < 16 || o.hyde.max_tokens > 2048) {
     return InvalidArgument("engine: options: hyde.max_tokens outside [16, 2048]");
   }
+  if (o.readers > 64) return InvalidArgument("engine: options: readers outside [0, 64]");
   const ContextOptions& c = o.context;
   if (c.chunk_bytes < 64 || c.chunk_bytes > 65536) {
     return InvalidArgument("engine: options: context.chunk_bytes outside [64, 65536]");

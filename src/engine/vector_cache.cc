@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <shared_mutex>
 #include <utility>
 
 #include "src/common/hash.h"
@@ -19,8 +21,15 @@ VectorCache::VectorCache(int64_t space_id, std::string space_key, size_t dimensi
       options_(options),
       index_dir_(std::move(index_dir)) {}
 
-void VectorCache::MarkDirty() {
-  for (auto& [scope, entry] : scopes_) entry.dirty = true;
+void VectorCache::MarkDirty() { dirty_epoch_.fetch_add(1, std::memory_order_acq_rel); }
+
+bool VectorCache::NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
+                            uint64_t epoch) const {
+  return std::any_of(scopes.begin(), scopes.end(), [&](const std::string& scope) {
+    const auto it = scopes_.find(scope);
+    return it == scopes_.end() || it->second.synced_epoch != epoch ||
+           it->second.synced_version != data_version;
+  });
 }
 
 std::string VectorCache::IndexPath(const std::string& scope) const {
@@ -34,11 +43,19 @@ std::string VectorCache::Stamp(const std::string& scope) const { return space_ke
 
 Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& scopes,
                          int64_t data_version, std::vector<std::string>* warnings) {
+  // Read before the store is: a MarkDirty after this makes the next Sync
+  // look again.
+  const uint64_t epoch = dirty_epoch_.load(std::memory_order_acquire);
+  {
+    std::shared_lock read(mutex_);
+    if (!NeedsSync(scopes, data_version, epoch)) return Status::OK();
+  }
+  std::unique_lock write(mutex_);
   for (const std::string& scope : scopes) {
     ScopeIndex& entry = scopes_[scope];
-    if (!entry.dirty && entry.synced_version == data_version) continue;
+    if (entry.synced_epoch == epoch && entry.synced_version == data_version) continue;
     ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, &entry, warnings));
-    entry.dirty = false;
+    entry.synced_epoch = epoch;
     entry.synced_version = data_version;
   }
   return Status::OK();
@@ -184,13 +201,13 @@ void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entr
   }
 }
 
-Result<std::vector<VectorHit>> VectorCache::Search(std::span<const float> query,
-                                                   const std::vector<std::string>& scopes, size_t k,
-                                                   double min_cosine) const {
+Result<std::vector<VectorHit>> VectorCache::View::Search(std::span<const float> query,
+                                                         const std::vector<std::string>& scopes,
+                                                         size_t k, double min_cosine) const {
   std::vector<VectorHit> hits;
   for (const std::string& scope : scopes) {
-    const auto it = scopes_.find(scope);
-    if (it == scopes_.end() || !it->second.index) continue;
+    const auto it = cache_->scopes_.find(scope);
+    if (it == cache_->scopes_.end() || !it->second.index) continue;
     const ScopeIndex& entry = it->second;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> found,
                             entry.index->Search(query, k, static_cast<float>(min_cosine)));
@@ -207,23 +224,23 @@ Result<std::vector<VectorHit>> VectorCache::Search(std::span<const float> query,
   return hits;
 }
 
-std::optional<float> VectorCache::Score(std::span<const float> query, const std::string& scope,
-                                        int64_t fact_rowid) const {
-  const auto it = scopes_.find(scope);
-  if (it == scopes_.end() || !it->second.index) return std::nullopt;
+std::optional<float> VectorCache::View::Score(std::span<const float> query,
+                                              const std::string& scope, int64_t fact_rowid) const {
+  const auto it = cache_->scopes_.find(scope);
+  if (it == cache_->scopes_.end() || !it->second.index) return std::nullopt;
   const auto label = it->second.label_of_fact.find(fact_rowid);
   if (label == it->second.label_of_fact.end()) return std::nullopt;
   return it->second.index->Score(query, label->second);
 }
 
-size_t VectorCache::Size(const std::string& scope) const {
-  const auto it = scopes_.find(scope);
-  return it == scopes_.end() || !it->second.index ? 0 : it->second.index->size();
+size_t VectorCache::View::Size(const std::string& scope) const {
+  const auto it = cache_->scopes_.find(scope);
+  return it == cache_->scopes_.end() || !it->second.index ? 0 : it->second.index->size();
 }
 
-bool VectorCache::UsesHnsw(const std::string& scope) const {
-  const auto it = scopes_.find(scope);
-  return it != scopes_.end() && it->second.hnsw;
+bool VectorCache::View::UsesHnsw(const std::string& scope) const {
+  const auto it = cache_->scopes_.find(scope);
+  return it != cache_->scopes_.end() && it->second.hnsw;
 }
 
 }  // namespace engram

@@ -15,14 +15,19 @@
 // of it has been removed or it does not belong to the space and scope, and
 // saved again whenever a sync changed it.
 //
-// Thread-safety: none; the engine holds its mutex around every call.
+// Thread-safety: Sync is called by one thread at a time (the engine holds
+// its mutex around it) and changes the indexes only while no View exists;
+// MarkDirty may be called from any thread at any time. Any number of Views
+// may be held and searched at once, each from its own thread.
 #ifndef ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_
 #define ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -30,6 +35,7 @@
 
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/common/rw_lock.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/vector_index.h"
 
@@ -55,24 +61,35 @@ class VectorCache {
   // Brings the indexes of `scopes` in step with `store`; `data_version` is
   // SQLite's PRAGMA data_version read in the same transaction. Warnings (an
   // index file that could not be read or saved) are appended to `warnings`;
-  // the search goes on with a rebuilt or unsaved index.
+  // the search goes on with a rebuilt or unsaved index. When there is
+  // nothing to do it returns at once; otherwise it waits until no View is
+  // held, so Views see the indexes either before or after, never midway.
   Status Sync(VectorStore* store, const std::vector<std::string>& scopes, int64_t data_version,
               std::vector<std::string>* warnings);
 
-  // The best `k` facts of `scopes` with cosine >= min_cosine, best first,
-  // ties by fact rowid. Sync first.
-  Result<std::vector<VectorHit>> Search(std::span<const float> query,
-                                        const std::vector<std::string>& scopes, size_t k,
-                                        double min_cosine) const;
+  // A read-only hold on the indexes: every call through one View sees the
+  // same state, and Sync waits until it is gone. Hold it briefly.
+  class View {
+   public:
+    explicit View(const VectorCache& cache) : cache_(&cache), lock_(cache.mutex_) {}
 
-  // The cosine of one fact of `scope`; nullopt when it has no vector.
-  std::optional<float> Score(std::span<const float> query, const std::string& scope,
-                             int64_t fact_rowid) const;
+    // The best `k` facts of `scopes` with cosine >= min_cosine, best
+    // first, ties by fact rowid.
+    Result<std::vector<VectorHit>> Search(std::span<const float> query,
+                                          const std::vector<std::string>& scopes, size_t k,
+                                          double min_cosine) const;
+    // The cosine of one fact of `scope`; nullopt when it has no vector.
+    std::optional<float> Score(std::span<const float> query, const std::string& scope,
+                               int64_t fact_rowid) const;
+    // Vectors loaded for `scope` (0 when not loaded).
+    size_t Size(const std::string& scope) const;
+    // True when `scope` is searched with HNSW.
+    bool UsesHnsw(const std::string& scope) const;
 
-  // Vectors loaded for `scope` (0 when not loaded).
-  size_t Size(const std::string& scope) const;
-  // True when `scope` is searched with HNSW.
-  bool UsesHnsw(const std::string& scope) const;
+   private:
+    const VectorCache* cache_;
+    std::shared_lock<RwLock> lock_;
+  };
 
  private:
   struct ScopeIndex {
@@ -81,7 +98,7 @@ class VectorCache {
     std::unordered_map<int64_t, int64_t> fact_of_label;
     std::unordered_map<int64_t, int64_t> label_of_fact;
     int64_t synced_version = -1;
-    bool dirty = true;
+    uint64_t synced_epoch = 0;  // dirty_epoch_ when last synced; 0 = never
   };
 
   Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
@@ -91,6 +108,9 @@ class VectorCache {
                ScopeIndex* entry);
   // Loads `vector_ids` from the store into entry->index.
   Status LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids, ScopeIndex* entry);
+  // True when some scope of `scopes` is not in step; caller holds mutex_.
+  bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
+                 uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   std::string IndexPath(const std::string& scope) const;
@@ -101,6 +121,11 @@ class VectorCache {
   size_t dimension_;
   VectorOptions options_;
   std::string index_dir_;
+  // Counts MarkDirty calls, from 1; a scope synced at another epoch is stale.
+  std::atomic<uint64_t> dirty_epoch_{1};
+  // Shared by Views, exclusive while Sync changes scopes_; a waiting Sync
+  // goes before new Views.
+  mutable RwLock mutex_;
   std::map<std::string, ScopeIndex> scopes_;
 };
 

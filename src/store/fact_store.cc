@@ -95,7 +95,24 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
     }
   }
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
-                          SqliteDb::Open(options.path, options.create_if_missing));
+                          Connect(options, options.create_if_missing));
+  {
+    ENGRAM_ASSIGN_OR_RETURN(SqliteStatement wal, db->Prepare("PRAGMA journal_mode=WAL"));
+    ENGRAM_RETURN_IF_ERROR(wal.Run());
+  }
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
+  if (auto r = MigrateSchema(db.get()); !r.ok()) return r.status();
+  return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
+}
+
+Result<std::unique_ptr<FactStore>> FactStore::OpenReader(const FactStoreOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA query_only=ON"));
+  return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
+}
+
+Result<std::unique_ptr<SqliteDb>> FactStore::Connect(const FactStoreOptions& options, bool create) {
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(options.path, create));
   sqlite3_busy_timeout(db->handle(), options.busy_timeout_ms);
   // Reading the header first turns "not a database" and "unreadable" into
   // errors that name the file.
@@ -104,19 +121,11 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
                   "store: open '" + options.path + "': " + sqlite3_errmsg(db->handle()));
   }
   if (options.on_connect) ENGRAM_RETURN_IF_ERROR(options.on_connect(db->handle()));
-  {
-    ENGRAM_ASSIGN_OR_RETURN(SqliteStatement wal, db->Prepare("PRAGMA journal_mode=WAL"));
-    ENGRAM_RETURN_IF_ERROR(wal.Run());
-  }
-  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
-  {
-    ENGRAM_ASSIGN_OR_RETURN(SqliteStatement mmap,
-                            db->Prepare("PRAGMA mmap_size=" +
-                                        std::to_string(std::max<int64_t>(options.mmap_bytes, 0))));
-    ENGRAM_RETURN_IF_ERROR(mmap.Run());
-  }
-  if (auto r = MigrateSchema(db.get()); !r.ok()) return r.status();
-  return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement mmap,
+      db->Prepare("PRAGMA mmap_size=" + std::to_string(std::max<int64_t>(options.mmap_bytes, 0))));
+  ENGRAM_RETURN_IF_ERROR(mmap.Run());
+  return db;
 }
 
 Status FactStore::Transact(const std::function<Status()>& body) {

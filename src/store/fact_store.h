@@ -5,7 +5,9 @@
 // step leaves the file as it was before. The store does no analysis of its
 // own: callers pass the term counts the lexical index needs.
 //
-// Thread-safety: none. The engine serialises every call with a mutex.
+// Thread-safety: none; one thread at a time per FactStore. The engine
+// serialises calls on its store with a mutex; each ReaderPool connection is
+// lent to one thread at a time.
 #ifndef ENGRAM_SRC_STORE_FACT_STORE_H_
 #define ENGRAM_SRC_STORE_FACT_STORE_H_
 
@@ -67,6 +69,11 @@ struct StoredFact {
 class FactStore {
  public:
   static Result<std::unique_ptr<FactStore>> Open(const FactStoreOptions& options);
+  // Another connection to the file of a store already opened with Open,
+  // for reading only (PRAGMA query_only): it changes neither schema nor
+  // data, and in WAL mode reads its own snapshot while a writer commits.
+  // `create_if_missing` is ignored.
+  static Result<std::unique_ptr<FactStore>> OpenReader(const FactStoreOptions& options);
 
   // Runs `body` in one write transaction (BEGIN IMMEDIATE); commits when it
   // returns OK, rolls back otherwise. Nested calls join the outer one.
@@ -120,6 +127,9 @@ class FactStore {
 
  private:
   explicit FactStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+  // Opens the connection and sets what every connection needs: busy
+  // timeout, the on_connect hook, the memory map.
+  static Result<std::unique_ptr<SqliteDb>> Connect(const FactStoreOptions& options, bool create);
   Status RunInTransaction(const char* begin, const std::function<Status()>& body);
   std::unique_ptr<SqliteDb> db_;
   bool in_transaction_ = false;

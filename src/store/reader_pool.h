@@ -1,0 +1,70 @@
+// ReaderPool: read-only connections to one store's file, each lent to one
+// thread at a time, so that reads run side by side with each other and with
+// the writer: in WAL mode every connection reads its own snapshot.
+//
+// Connections are opened on first need, up to `max_readers`; a borrower that
+// finds every one lent waits until one comes back. A connection that fails to
+// open is that borrower's error; the next Acquire tries again.
+//
+// Thread-safety: Acquire may be called from any thread; a Lease belongs to
+// the thread holding it. The pool must outlive its leases.
+#ifndef ENGRAM_SRC_STORE_READER_POOL_H_
+#define ENGRAM_SRC_STORE_READER_POOL_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engram/status.h"
+#include "src/store/fact_store.h"
+
+namespace engram {
+
+class ReaderPool {
+ public:
+  // `options` are the store's own (path, busy timeout, on_connect, mmap).
+  ReaderPool(FactStoreOptions options, size_t max_readers);
+  ReaderPool(const ReaderPool&) = delete;
+  ReaderPool& operator=(const ReaderPool&) = delete;
+
+  // One connection, returned to the pool when the lease is destroyed.
+  class Lease {
+   public:
+    Lease(ReaderPool* pool, std::unique_ptr<FactStore> store)
+        : pool_(pool), store_(std::move(store)) {}
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) noexcept = delete;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+
+    FactStore& store() const { return *store_; }
+
+   private:
+    ReaderPool* pool_;
+    std::unique_ptr<FactStore> store_;
+  };
+
+  // An idle connection, a new one while fewer than max_readers are open,
+  // else the next one given back.
+  Result<Lease> Acquire();
+
+  // Connections open now, lent or idle.
+  size_t Open() const;
+
+ private:
+  void GiveBack(std::unique_ptr<FactStore> store);
+
+  const FactStoreOptions options_;
+  const size_t max_readers_;
+  mutable std::mutex mutex_;
+  std::condition_variable returned_;
+  std::vector<std::unique_ptr<FactStore>> idle_;  // guarded by mutex_
+  size_t open_ = 0;                               // guarded by mutex_
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_READER_POOL_H_
