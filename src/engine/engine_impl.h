@@ -90,10 +90,10 @@ class EngineImpl final : public Engine {
                                                    std::vector<std::string>* warnings);
   // Runs `body` in one read transaction on a reader connection, or on the
   // store's own under mutex_ when there are no readers (readers = 0) or
-  // none could be opened (a warning says why); with a View of `cache` when
-  // it is not null. The caller must not hold mutex_.
-  Status ReadSnapshot(const VectorCache* cache,
-                      const std::function<Status(FactStore&, const VectorCache::View*)>& body,
+  // none could be opened (a warning says why). The caller must not hold
+  // mutex_. Lock order: mutex_ before a VectorCache::View, never the
+  // reverse (a Sync holds mutex_ while it waits for the Views to end).
+  Status ReadSnapshot(const std::function<Status(FactStore&)>& body,
                       std::vector<std::string>* warnings);
 
   // HyDE for one search: the hypothesis (cache, then LLM), its keywords

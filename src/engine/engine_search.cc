@@ -8,12 +8,11 @@
 // happens in one read transaction on a reader connection, so a concurrent
 // write cannot make the statistics, the matches and the loaded facts
 // disagree, and the vector scan runs under a View of the cache, beside other
-// searches. The View is taken before the snapshot starts, so the cache is
-// never ahead of it; it may trail it by a write committed in between, whose
-// facts then have no cosine in that search, as before their vectors were
-// stored, and whose deleted facts' vector hits find no fact and are dropped.
+// searches. The cache and the snapshot may differ by the writes committed
+// while the search runs: a vector hit whose fact the snapshot lacks is
+// dropped, and a fact whose vector the cache lacks has no cosine in that
+// search, as before its vector was stored.
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -109,25 +108,18 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   }
 }
 
-Status EngineImpl::ReadSnapshot(
-    const VectorCache* cache,
-    const std::function<Status(FactStore&, const VectorCache::View*)>& body,
-    std::vector<std::string>* warnings) {
-  // The View is taken before the snapshot starts, so the cache is never
-  // ahead of it. Lock order: mutex_ before a View, never the reverse (a Sync
-  // holds mutex_ while it waits for the Views to end).
-  const auto run = [&](FactStore& store) {
-    std::optional<VectorCache::View> view;
-    if (cache) view.emplace(*cache);
-    return store.ReadTransact([&] { return body(store, view ? &*view : nullptr); });
-  };
+Status EngineImpl::ReadSnapshot(const std::function<Status(FactStore&)>& body,
+                                std::vector<std::string>* warnings) {
   if (readers_) {
     auto lease = readers_->Acquire();
-    if (lease.ok()) return run(lease->store());
+    if (lease.ok()) {
+      FactStore& store = lease->store();
+      return store.ReadTransact([&] { return body(store); });
+    }
     warnings->push_back("read on the engine's own connection: " + lease.status().message());
   }
   std::lock_guard lock(mutex_);
-  return run(*store_);
+  return store_->ReadTransact([&] { return body(*store_); });
 }
 
 Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
@@ -192,8 +184,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   std::vector<StoredFact> facts;
   FusionResult fused;
   Status read = ReadSnapshot(
-      cache.get(),
-      [&](FactStore& store, const VectorCache::View* view) -> Status {
+      [&](FactStore& store) -> Status {
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
         std::unordered_map<int64_t, size_t> by_rowid;
         if (UsesLexical(options.mode)) {
@@ -206,14 +197,16 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
                                         std::move(h.matched)});
           }
         }
-        if (view) {
+        if (cache) {
+          // Held only for the scan and the scores: a Sync waits for it.
+          const VectorCache::View view(*cache);
           response.semantic = true;
           const size_t top_k = options.mode == FusionMode::kSemantic
                                    ? std::max(options.k, opts->vector.top_k)
                                    : opts->vector.top_k;
           ENGRAM_ASSIGN_OR_RETURN(
               std::vector<VectorHit> vector_hits,
-              view->Search(query_vector, scopes, top_k, opts->vector.min_cosine));
+              view.Search(query_vector, scopes, top_k, opts->vector.min_cosine));
           response.vector_candidates = vector_hits.size();
           std::vector<int64_t> new_rowids;
           for (const VectorHit& v : vector_hits) {
@@ -226,7 +219,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           }
           // Every candidate's true cosine, whichever way it came in.
           for (Gathered& g : gathered) {
-            const std::optional<float> cosine = view->Score(query_vector, g.scope, g.rowid);
+            const std::optional<float> cosine = view.Score(query_vector, g.scope, g.rowid);
             if (cosine) {
               g.semantic = *cosine;
             } else {
