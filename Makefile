@@ -55,8 +55,8 @@ bench: build
 	@bench/embed_speed.sh ./$(BUILD_DIR) "$${ENGRAM_HOME:-$${XDG_DATA_HOME:-$$HOME/.local/share}/engram}/models/use-lite-en.bin"
 
 # `engram serve` under 50 clients: 10,000 searches and 1,000 adds on a
-# 10,000-fact store with the local model (needs ../shared/datasets);
-# writes bench/RESULTS-load.md.
+# 10,000-fact store with the local model, at 30 and at 35 requests/s, then
+# unpaced (needs ../shared/datasets); writes bench/RESULTS-load.md.
 load: build
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target load_client
 	@bench/load_test.sh ./$(BUILD_DIR)

@@ -2,10 +2,11 @@
 # Load test of `engram serve` on loopback, with the embedded model:
 #  - a store of 10,000 scifact sentences (bench/make_facts.py), imported
 #    and embedded before the server starts;
-#  - phase "offered": CLIENTS (50) keep-alive clients send SEARCHES (10,000)
-#    searches and ADDS (1,000) adds interleaved, at RATE (default 35)
-#    requests per second in all, an open loop whose latencies count from
-#    when each request was due (bench/load_client.cc);
+#  - phase "offered", once per rate of RATES (default "30 35"): CLIENTS (50)
+#    keep-alive clients send SEARCHES (10,000) searches and ADDS (1,000)
+#    new facts interleaved, at that many requests per second in all, an
+#    open loop whose latencies count from when each request was due
+#    (bench/load_client.cc);
 #  - phase "capacity": the same clients with no pacing (a closed loop) for
 #    CAP_SEARCHES (2,000) searches and CAP_ADDS (200) adds: the most the
 #    server does on this machine, and the latency when saturated;
@@ -13,7 +14,7 @@
 #    fact count checked; then SIGTERM, and the server must exit cleanly.
 # Bounded in count and in time (MAX_SECONDS per phase, 600). Writes
 # bench/RESULTS-load.md and prints the JSON of both phases. Needs
-# ../shared/datasets/scifact and python3; takes about 5 minutes.
+# ../shared/datasets/scifact and python3; takes about 5 minutes per rate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-./build}")
@@ -21,7 +22,7 @@ engram=$build/engram
 client=$build/bench/load_client
 dataset=${DATASETS:-../shared/datasets}/scifact
 clients=${CLIENTS:-50}
-rate=${RATE:-35}
+rates=${RATES:-30 35}
 searches=${SEARCHES:-10000}
 adds=${ADDS:-1000}
 cap_searches=${CAP_SEARCHES:-2000}
@@ -51,10 +52,16 @@ unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR
 scripts/install_model.sh "$build/use_lite_convert" "$ENGRAM_HOME/models" 2> "$work/install.log" ||
   { cat "$work/install.log" >&2; exit 1; }
 
-total=$((10000 + adds + cap_adds))
+# Every phase adds facts no other phase has, so each add creates one.
+set -- $rates
+total=$((10000 + adds * $# + cap_adds))
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences "$total" "$work/all.jsonl"
 head -n 10000 "$work/all.jsonl" > "$work/store.jsonl"
-sed -n "10001,$((10000 + adds))p" "$work/all.jsonl" > "$work/adds.jsonl"
+first=10001
+for rate in $rates; do
+  sed -n "${first},$((first + adds - 1))p" "$work/all.jsonl" > "$work/adds-$rate.jsonl"
+  first=$((first + adds))
+done
 tail -n "$cap_adds" "$work/all.jsonl" > "$work/cap_adds.jsonl"
 python3 -c '
 import json, sys
@@ -73,10 +80,12 @@ port=$(grep -o "serving http://127.0.0.1:[0-9]*" "$work/serve.log" | grep -o "[0
 [ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
 
 status=0
-echo "load_test: offered load, $rate requests/s, $clients clients" >&2
-"$client" --port "$port" --clients "$clients" --rate "$rate" --searches "$searches" \
-  --adds "$adds" --queries "$work/queries.txt" --facts "$work/adds.jsonl" \
-  --max-seconds "$max_seconds" > "$work/offered.json" || status=1
+for rate in $rates; do
+  echo "load_test: offered load, $rate requests/s, $clients clients" >&2
+  "$client" --port "$port" --clients "$clients" --rate "$rate" --searches "$searches" \
+    --adds "$adds" --queries "$work/queries.txt" --facts "$work/adds-$rate.jsonl" \
+    --max-seconds "$max_seconds" > "$work/offered-$rate.json" || status=1
+done
 echo "load_test: capacity, $clients clients, no pacing" >&2
 "$client" --port "$port" --clients "$clients" --rate 0 --searches "$cap_searches" \
   --adds "$cap_adds" --queries "$work/queries.txt" --facts "$work/cap_adds.jsonl" \
@@ -91,11 +100,13 @@ expected=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fact
   "$work/capacity.json")
 [ "$stored" -eq "$expected" ] || { echo "load_test: $stored facts in the file, $expected expected" >&2; status=1; }
 
-python3 - "$work" "$(git describe --always --dirty)" "$(nproc)" "$stored" > bench/RESULTS-load.md <<'PY'
+python3 - "$work" "$(git describe --always --dirty)" "$(nproc)" "$stored" $rates \
+  > bench/RESULTS-load.md <<'PY'
 import json, os, sys
 work, commit, cores, stored = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-phases = [("offered", json.load(open(os.path.join(work, "offered.json")))),
-          ("capacity", json.load(open(os.path.join(work, "capacity.json"))))]
+phases = [("offered", json.load(open(os.path.join(work, f"offered-{rate}.json"))))
+          for rate in sys.argv[5:]]
+phases.append(("capacity", json.load(open(os.path.join(work, "capacity.json")))))
 print(f"Written by `bench/load_test.sh` at commit {commit} on {cores} cores: `engram serve` with "
       "the local model on a 10,000-fact store (scifact sentences), queries from scifact, client "
       "and server on the same machine over loopback. Latencies in ms; in the offered phase they "
@@ -117,6 +128,6 @@ for name, p in phases:
 print(f"\nAfter SIGTERM the server exited cleanly and the database file held {stored:,} facts "
       "(`engram export`), the count the last phase ended with.")
 PY
-cat "$work/offered.json" "$work/capacity.json"
+cat "$work"/offered-*.json "$work/capacity.json"
 exit "$status"
 

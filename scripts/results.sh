@@ -215,7 +215,7 @@ if os.path.exists(embed):
 load = "bench/RESULTS-load.md"
 if os.path.exists(load):
     print("### The HTTP server under load (`bench/RESULTS-load.md`)\n")
-    print("Written by `bench/load_test.sh` (about 10 minutes; it needs the `load_client` target), "
+    print("Written by `bench/load_test.sh` (about 15 minutes; it needs the `load_client` target), "
           "which runs on its own; the table below is that file's, as of the commit that last "
           "changed it.\n")
     print(open(load).read())
