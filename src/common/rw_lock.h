@@ -19,13 +19,13 @@ class RwLock {
   RwLock(const RwLock&) = delete;
   RwLock& operator=(const RwLock&) = delete;
 
-  void lock();
-  bool try_lock();
-  void unlock();
-  void lock_shared();
+  void lock();         // NOLINT(readability-identifier-naming): SharedMutex names
+  bool try_lock();     // NOLINT(readability-identifier-naming): SharedMutex names
+  void unlock();       // NOLINT(readability-identifier-naming): SharedMutex names
+  void lock_shared();  // NOLINT(readability-identifier-naming): SharedMutex names
   // False when a writer holds the lock or waits for it.
-  bool try_lock_shared();
-  void unlock_shared();
+  bool try_lock_shared();  // NOLINT(readability-identifier-naming): SharedMutex names
+  void unlock_shared();    // NOLINT(readability-identifier-naming): SharedMutex names
 
  private:
   pthread_rwlock_t lock_;

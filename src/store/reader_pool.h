@@ -40,7 +40,7 @@ class ReaderPool {
     Lease& operator=(const Lease&) = delete;
     ~Lease();
 
-    FactStore& store() const { return *store_; }
+    FactStore& store() const { return *store_; }  // NOLINT(readability-identifier-naming): accessor
 
    private:
     ReaderPool* pool_;
