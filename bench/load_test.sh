@@ -13,7 +13,7 @@
 #  - after each phase, every acknowledged add is read back and the store's
 #    fact count checked; then SIGTERM, and the server must exit cleanly.
 # Bounded in count and in time (MAX_SECONDS per phase, 600). Writes
-# bench/RESULTS-load.md and prints the JSON of both phases. Needs
+# bench/RESULTS-load.md and prints the JSON of every phase. Needs
 # ../shared/datasets/scifact and python3; takes about 5 minutes per rate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
