@@ -263,23 +263,26 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       &response.warnings);
   if (!read.ok()) return read.WithContext("engine: search");
 
-  std::lock_guard lock(mutex_);
-  if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
+  {
+    // Only the backfill poke and the access bookkeeping take the engine's lock.
+    std::lock_guard lock(mutex_);
+    if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
 
-  if (options.record_access && !facts.empty()) {
-    std::vector<int64_t> rowids;
-    rowids.reserve(facts.size());
-    for (const StoredFact& f : facts) rowids.push_back(f.rowid);
-    Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
-    if (s.ok()) {
-      for (StoredFact& f : facts) {
-        ++f.fact.access_count;
-        f.fact.last_accessed = now;
+    if (options.record_access && !facts.empty()) {
+      std::vector<int64_t> rowids;
+      rowids.reserve(facts.size());
+      for (const StoredFact& f : facts) rowids.push_back(f.rowid);
+      Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
+      if (s.ok()) {
+        for (StoredFact& f : facts) {
+          ++f.fact.access_count;
+          f.fact.last_accessed = now;
+        }
+      } else {
+        // The ranking stands; only the bookkeeping failed (e.g. an import holds
+        // the write lock, or the file is read-only).
+        response.warnings.push_back("access not recorded: " + s.message());
       }
-    } else {
-      // The ranking stands; only the bookkeeping failed (e.g. an import holds
-      // the write lock, or the file is read-only).
-      response.warnings.push_back("access not recorded: " + s.message());
     }
   }
 

@@ -233,14 +233,4 @@ std::optional<float> VectorCache::View::Score(std::span<const float> query,
   return it->second.index->Score(query, label->second);
 }
 
-size_t VectorCache::View::Size(const std::string& scope) const {
-  const auto it = cache_->scopes_.find(scope);
-  return it == cache_->scopes_.end() || !it->second.index ? 0 : it->second.index->size();
-}
-
-bool VectorCache::View::UsesHnsw(const std::string& scope) const {
-  const auto it = cache_->scopes_.find(scope);
-  return it != cache_->scopes_.end() && it->second.hnsw;
-}
-
 }  // namespace engram

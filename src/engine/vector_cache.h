@@ -81,10 +81,6 @@ class VectorCache {
     // The cosine of one fact of `scope`; nullopt when it has no vector.
     std::optional<float> Score(std::span<const float> query, const std::string& scope,
                                int64_t fact_rowid) const;
-    // Vectors loaded for `scope` (0 when not loaded).
-    size_t Size(const std::string& scope) const;
-    // True when `scope` is searched with HNSW.
-    bool UsesHnsw(const std::string& scope) const;
 
    private:
     const VectorCache* cache_;
