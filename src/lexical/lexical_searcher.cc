@@ -9,7 +9,6 @@
 #include "src/text/analyzer.h"
 
 namespace engram {
-namespace {}  // namespace
 
 std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column) {
   std::string out;
@@ -77,11 +76,11 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   const auto scopes = ScopesOrDefault(scopes_in);
   const size_t n_terms = query.terms.size();
 
-  // Collection statistics of the searched scopes.
+  // Collection statistics of the searched scopes, one row per scope.
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement totals,
-      db->Prepare("SELECT count(*), total(content_terms), total(tags_terms) FROM facts "
-                  "WHERE scope IN (" +
+      db->Prepare("SELECT coalesce(sum(facts), 0), total(content_terms), total(tags_terms) "
+                  "FROM scope_stats WHERE scope IN (" +
                   Placeholders(scopes.size()) + ")"));
   BindScopes(&totals, 1, scopes);
   ENGRAM_ASSIGN_OR_RETURN(bool has_row, totals.Step());

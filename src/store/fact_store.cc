@@ -222,7 +222,7 @@ Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t
 
 Result<std::vector<std::string>> FactStore::MissingScopes(const std::vector<std::string>& scopes) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
-                          db_->Prepare("SELECT 1 FROM facts WHERE scope = ?1 LIMIT 1"));
+                          db_->Prepare("SELECT 1 FROM scope_stats WHERE scope = ?1"));
   std::vector<std::string> missing;
   for (const auto& scope : ScopesOrDefault(scopes)) {
     s.BindText(1, scope);

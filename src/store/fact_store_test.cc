@@ -22,6 +22,24 @@ FactRow Row(const std::string& content, const std::string& scope = "default",
   return row;
 }
 
+// scope_stats as a string, and the same totals summed from `facts`: equal
+// when the triggers kept the table in step.
+std::pair<std::string, std::string> ScopeStatsAndTruth(SqliteDb* db) {
+  auto dump = [db](const std::string& sql) {
+    auto s = db->Prepare(sql);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    std::string out;
+    while (s.ok() && *s->Step()) {
+      out += s->ColumnText(0) + ":" + std::to_string(s->ColumnInt(1)) + "," +
+             std::to_string(s->ColumnInt(2)) + "," + std::to_string(s->ColumnInt(3)) + ";";
+    }
+    return out;
+  };
+  return {dump("SELECT scope, facts, content_terms, tags_terms FROM scope_stats ORDER BY scope"),
+          dump("SELECT scope, count(*), sum(content_terms), sum(tags_terms) FROM facts "
+               "GROUP BY scope ORDER BY scope")};
+}
+
 class FactStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -135,6 +153,75 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
                   .ok());
   EXPECT_EQ(n, 1);
   EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
+  auto counted = [](const std::string& content, const std::string& scope,
+                    std::vector<std::string> tags) {
+    FactRow row = Row(content, scope, std::move(tags));
+    row.content_terms = static_cast<int64_t>(content.size());
+    row.tags_terms = static_cast<int64_t>(row.fact.tags.size());
+    return row;
+  };
+  auto expect_in_step = [&](const char* after, const std::string& want) {
+    const auto [stats, truth] = ScopeStatsAndTruth(store_->db());
+    EXPECT_EQ(stats, truth) << "after " << after;
+    EXPECT_EQ(stats, want) << "after " << after;
+  };
+  Put(counted("one two", "a", {"tmp"}));
+  Put(counted("three", "a", {"keep", "x"}));
+  Put(counted("four", "b", {"tmp"}));
+  expect_in_step("inserts", "a:2,12,3;b:1,4,1;");
+  const int64_t three = store_->Get("a", FactId("three"))->rowid;
+  ASSERT_TRUE(store_->Transact([&] { return store_->UpdateTags(three, {"k"}, 2000, 1); }).ok());
+  expect_in_step("a tag update", "a:2,12,2;b:1,4,1;");
+  ASSERT_TRUE(store_->Transact([&] { return store_->RecordAccess({three}, 3000); }).ok());
+  expect_in_step("an access", "a:2,12,2;b:1,4,1;");
+  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteTag("a", "tmp").status(); }).ok());
+  expect_in_step("a delete by tag", "a:1,5,1;b:1,4,1;");
+  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteRowids({three}).status(); }).ok());
+  expect_in_step("the scope's last fact went", "b:1,4,1;");
+  EXPECT_EQ(*store_->MissingScopes({"a", "b"}), std::vector<std::string>{"a"});
+  Status failed = store_->Transact([&]() -> Status {
+    ENGRAM_RETURN_IF_ERROR(store_->Insert(counted("five", "b", {})));
+    return IOError("disk full (simulated)");
+  });
+  ASSERT_FALSE(failed.ok());
+  expect_in_step("a rolled-back insert", "b:1,4,1;");
+  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteScope("b").status(); }).ok());
+  expect_in_step("a scope delete", "");
+}
+
+TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  {
+    // A schema-4 file: no scope_stats, no triggers feeding it.
+    auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_TRUE(store.ok());
+    SqliteDb* db = (*store)->db();
+    ASSERT_TRUE(db->Exec("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
+                         "DROP TRIGGER facts_stats_update; DROP TABLE scope_stats; "
+                         "PRAGMA user_version = 4")
+                    .ok());
+    for (const auto& [content, scope] : std::vector<std::pair<std::string, std::string>>{
+             {"alpha", "a"}, {"beta gamma", "a"}, {"delta", "b"}}) {
+      FactRow row = Row(content, scope, {"t"});
+      row.content_terms = static_cast<int64_t>(content.size());
+      row.tags_terms = 1;
+      ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
+    }
+  }
+  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*(*store)->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  const auto [stats, truth] = ScopeStatsAndTruth((*store)->db());
+  EXPECT_EQ(stats, "a:2,15,2;b:1,5,1;");
+  EXPECT_EQ(stats, truth);
+  FactRow more = Row("epsilon", "b");
+  more.content_terms = 7;
+  ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(more); }).ok());
+  EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2;b:2,12,1;");
 }
 
 TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {

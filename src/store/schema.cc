@@ -6,6 +6,21 @@
 namespace engram {
 namespace {
 
+// Trigger bodies keeping scope_stats in step: `new` counted into its
+// scope's row, `old` taken out of its scope's row.
+constexpr char kCountNewFact[] = R"sql(
+  INSERT INTO scope_stats(scope, facts, content_terms, tags_terms)
+    VALUES (new.scope, 1, new.content_terms, new.tags_terms)
+    ON CONFLICT(scope) DO UPDATE SET facts = facts + 1,
+      content_terms = content_terms + excluded.content_terms,
+      tags_terms = tags_terms + excluded.tags_terms;
+)sql";
+constexpr char kUncountOldFact[] = R"sql(
+  UPDATE scope_stats SET facts = facts - 1, content_terms = content_terms - old.content_terms,
+    tags_terms = tags_terms - old.tags_terms WHERE scope = old.scope;
+  DELETE FROM scope_stats WHERE scope = old.scope AND facts = 0;
+)sql";
+
 // kMigrations[i] upgrades version i to i+1.
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string> migrations = {
@@ -142,6 +157,26 @@ CREATE TRIGGER context_vectors_space_delete AFTER DELETE ON embedding_spaces BEG
   DELETE FROM context_vectors WHERE space_id = old.id;
 END;
 )sql",
+      // 4 -> 5: per-scope totals BM25 needs (facts, content and tag terms),
+      // kept in step with `facts` by triggers inside every transaction, so
+      // a search reads its collection statistics from one row per scope
+      // instead of summing every fact of the scope. A scope's row goes when
+      // its last fact does.
+      std::string(R"sql(
+CREATE TABLE scope_stats(
+  scope TEXT PRIMARY KEY,
+  facts INTEGER NOT NULL,
+  content_terms INTEGER NOT NULL,
+  tags_terms INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO scope_stats(scope, facts, content_terms, tags_terms)
+  SELECT scope, count(*), sum(content_terms), sum(tags_terms) FROM facts GROUP BY scope;
+CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN)sql") +
+          kCountNewFact + "END;\nCREATE TRIGGER facts_stats_delete AFTER DELETE ON facts BEGIN" +
+          kUncountOldFact +
+          "END;\nCREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, "
+          "tags_terms ON facts BEGIN" +
+          kUncountOldFact + kCountNewFact + "END;\n",
   };
   return migrations;
 }
