@@ -198,33 +198,43 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           }
         }
         if (cache) {
-          // Held only for the scan and the scores: a Sync waits for it.
-          const VectorCache::View view(*cache);
           response.semantic = true;
           const size_t top_k = options.mode == FusionMode::kSemantic
                                    ? std::max(options.k, opts->vector.top_k)
                                    : opts->vector.top_k;
-          ENGRAM_ASSIGN_OR_RETURN(
-              std::vector<VectorHit> vector_hits,
-              view.Search(query_vector, scopes, top_k, opts->vector.min_cosine));
+          // Every lexical candidate's true cosine comes with the scan.
+          std::vector<FactKey> lexical_keys;
+          lexical_keys.reserve(gathered.size());
+          for (const Gathered& g : gathered) lexical_keys.push_back(FactKey{g.scope, g.rowid});
+          std::vector<std::optional<float>> cosines;
+          std::vector<VectorHit> vector_hits;
+          {
+            // Held only for the scan: a Sync waits for it.
+            const VectorCache::View view(*cache);
+            ENGRAM_ASSIGN_OR_RETURN(
+                vector_hits, view.Search(query_vector, scopes, top_k, opts->vector.min_cosine,
+                                         lexical_keys, &cosines));
+          }
+          for (size_t i = 0; i < cosines.size(); ++i) {
+            if (cosines[i]) {
+              gathered[i].semantic = *cosines[i];
+            } else {
+              missing_vectors = true;
+            }
+          }
           response.vector_candidates = vector_hits.size();
           std::vector<int64_t> new_rowids;
+          std::unordered_map<int64_t, float> new_cosines;
           for (const VectorHit& v : vector_hits) {
-            if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
+            if (by_rowid.count(v.fact_rowid)) continue;
+            new_rowids.push_back(v.fact_rowid);
+            new_cosines[v.fact_rowid] = v.cosine;
           }
           ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store.RankInputsOf(new_rowids));
           for (RankInput& r : inputs) {
             by_rowid[r.rowid] = gathered.size();
             gathered.push_back(FromRankInput(std::move(r)));
-          }
-          // Every candidate's true cosine, whichever way it came in.
-          for (Gathered& g : gathered) {
-            const std::optional<float> cosine = view.Score(query_vector, g.scope, g.rowid);
-            if (cosine) {
-              g.semantic = *cosine;
-            } else {
-              missing_vectors = true;
-            }
+            gathered.back().semantic = new_cosines.at(gathered.back().rowid);
           }
         }
         const bool fallback_mode =

@@ -201,16 +201,32 @@ void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entr
   }
 }
 
-Result<std::vector<VectorHit>> VectorCache::View::Search(std::span<const float> query,
-                                                         const std::vector<std::string>& scopes,
-                                                         size_t k, double min_cosine) const {
+Result<std::vector<VectorHit>> VectorCache::View::Search(
+    std::span<const float> query, const std::vector<std::string>& scopes, size_t k,
+    double min_cosine, std::span<const FactKey> score,
+    std::vector<std::optional<float>>* cosines) const {
   std::vector<VectorHit> hits;
+  cosines->assign(score.size(), std::nullopt);
+  std::vector<size_t> asked;  // indexes into `score` of this scope's facts with a vector
+  std::vector<int64_t> labels;
+  std::vector<std::optional<float>> scored;
   for (const std::string& scope : scopes) {
     const auto it = cache_->scopes_.find(scope);
     if (it == cache_->scopes_.end() || !it->second.index) continue;
     const ScopeIndex& entry = it->second;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> found,
-                            entry.index->Search(query, k, static_cast<float>(min_cosine)));
+    asked.clear();
+    labels.clear();
+    for (size_t i = 0; i < score.size(); ++i) {
+      if (score[i].scope != scope) continue;
+      const auto label = entry.label_of_fact.find(score[i].fact_rowid);
+      if (label == entry.label_of_fact.end()) continue;
+      asked.push_back(i);
+      labels.push_back(label->second);
+    }
+    ENGRAM_ASSIGN_OR_RETURN(
+        std::vector<ScoredLabel> found,
+        entry.index->SearchAndScore(query, k, static_cast<float>(min_cosine), labels, &scored));
+    for (size_t j = 0; j < asked.size(); ++j) (*cosines)[asked[j]] = scored[j];
     for (const ScoredLabel& s : found) {
       const auto fact = entry.fact_of_label.find(s.label);
       if (fact != entry.fact_of_label.end()) hits.push_back(VectorHit{fact->second, s.score});
@@ -222,15 +238,6 @@ Result<std::vector<VectorHit>> VectorCache::View::Search(std::span<const float> 
   });
   if (hits.size() > k) hits.resize(k);
   return hits;
-}
-
-std::optional<float> VectorCache::View::Score(std::span<const float> query,
-                                              const std::string& scope, int64_t fact_rowid) const {
-  const auto it = cache_->scopes_.find(scope);
-  if (it == cache_->scopes_.end() || !it->second.index) return std::nullopt;
-  const auto label = it->second.label_of_fact.find(fact_rowid);
-  if (label == it->second.label_of_fact.end()) return std::nullopt;
-  return it->second.index->Score(query, label->second);
 }
 
 }  // namespace engram

@@ -30,6 +30,7 @@
 #include <shared_mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,12 @@ namespace engram {
 struct VectorHit {
   int64_t fact_rowid = 0;
   float cosine = 0.0f;
+};
+
+// A fact by its scope and rowid.
+struct FactKey {
+  std::string_view scope;
+  int64_t fact_rowid = 0;
 };
 
 class VectorCache {
@@ -74,13 +81,13 @@ class VectorCache {
     explicit View(const VectorCache& cache) : cache_(&cache), lock_(cache.mutex_) {}
 
     // The best `k` facts of `scopes` with cosine >= min_cosine, best
-    // first, ties by fact rowid.
+    // first, ties by fact rowid; and the cosine of each fact of `score`
+    // into (*cosines)[i], nullopt when it has no vector or its scope is not
+    // one of `scopes`. A flat index takes those cosines from its scan.
     Result<std::vector<VectorHit>> Search(std::span<const float> query,
                                           const std::vector<std::string>& scopes, size_t k,
-                                          double min_cosine) const;
-    // The cosine of one fact of `scope`; nullopt when it has no vector.
-    std::optional<float> Score(std::span<const float> query, const std::string& scope,
-                               int64_t fact_rowid) const;
+                                          double min_cosine, std::span<const FactKey> score,
+                                          std::vector<std::optional<float>>* cosines) const;
 
    private:
     const VectorCache* cache_;

@@ -102,12 +102,13 @@ size_t FlatIndex::SearchThreads() const {
 }
 
 void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
-                         std::vector<ScoredLabel>* heap) const {
+                         std::vector<ScoredLabel>* heap, float* row_scores) const {
   heap->reserve(k);
-  std::array<float, kBlockRows> scores{};
+  std::array<float, kBlockRows> block_scores{};
   for (size_t block = begin; block < end; block += kBlockRows) {
     const size_t count = std::min(kBlockRows, end - block);
-    DotRows(query, rows_.data() + (block * dimension_), count, dimension_, scores.data());
+    float* scores = row_scores == nullptr ? block_scores.data() : row_scores + block;
+    DotRows(query, rows_.data() + (block * dimension_), count, dimension_, scores);
     for (size_t i = 0; i < count; ++i) {
       const float score = scores[i];
       // Most rows lose to the worst hit kept; skip them before the heap.
@@ -119,6 +120,29 @@ void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k,
 
 Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query, size_t k,
                                                    float min_score) const {
+  return Scan(query, k, min_score, nullptr);
+}
+
+Result<std::vector<ScoredLabel>> FlatIndex::SearchAndScore(
+    std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,
+    std::vector<std::optional<float>>* scores) const {
+  std::vector<float> row_scores(labels_.size());
+  // k == 0 still scans: the labels want their scores.
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> hits,
+                          Scan(query, std::max<size_t>(k, 1), min_score, row_scores.data()));
+  if (k == 0) hits.clear();
+  scores->clear();
+  scores->reserve(labels.size());
+  for (const int64_t label : labels) {
+    const auto found = row_of_.find(label);
+    scores->push_back(found == row_of_.end() ? std::nullopt
+                                             : std::optional<float>(row_scores[found->second]));
+  }
+  return hits;
+}
+
+Result<std::vector<ScoredLabel>> FlatIndex::Scan(std::span<const float> query, size_t k,
+                                                 float min_score, float* row_scores) const {
   ENGRAM_RETURN_IF_ERROR(CheckVector(query, dimension_));
   std::vector<ScoredLabel> hits;
   const size_t rows = labels_.size();
@@ -126,7 +150,7 @@ Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query,
 
   const size_t threads = SearchThreads();
   if (threads == 1) {
-    ScanRows(query.data(), 0, rows, k, min_score, &hits);
+    ScanRows(query.data(), 0, rows, k, min_score, &hits, row_scores);
     SortHits(k, &hits);
     return hits;
   }
@@ -141,15 +165,15 @@ Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query,
     const size_t begin = slice_begin(i);
     const size_t end = slice_begin(i + 1);
     try {
-      workers.emplace_back([this, &query, &heaps, i, begin, end, k, min_score] {
-        ScanRows(query.data(), begin, end, k, min_score, &heaps[i]);
+      workers.emplace_back([this, &query, &heaps, i, begin, end, k, min_score, row_scores] {
+        ScanRows(query.data(), begin, end, k, min_score, &heaps[i], row_scores);
       });
     } catch (const std::system_error&) {
       // No thread to be had: scan this slice here instead.
-      ScanRows(query.data(), begin, end, k, min_score, &heaps[i]);
+      ScanRows(query.data(), begin, end, k, min_score, &heaps[i], row_scores);
     }
   }
-  ScanRows(query.data(), 0, slice_begin(1), k, min_score, &heaps[0]);
+  ScanRows(query.data(), 0, slice_begin(1), k, min_score, &heaps[0], row_scores);
   for (std::thread& worker : workers) worker.join();
 
   for (const std::vector<ScoredLabel>& heap : heaps)

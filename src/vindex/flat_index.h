@@ -12,7 +12,7 @@
 //
 // Scores are the exact float dot product as computed by Dot(): Score() and
 // Search() agree bit for bit, and HnswIndex gives the same score for the
-// same vector.
+// same vector. SearchAndScore takes the labels' scores from the scan itself.
 //
 // Thread-safety: as VectorIndex. Search() may start threads of its own
 // (FlatIndexOptions); it joins them before it returns.
@@ -55,6 +55,10 @@ class FlatIndex final : public VectorIndex {
   Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
                                           float min_score) const override;
   std::optional<float> Score(std::span<const float> query, int64_t label) const override;
+  // The scan's own dot products are the scores: no vector is read twice.
+  Result<std::vector<ScoredLabel>> SearchAndScore(
+      std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,
+      std::vector<std::optional<float>>* scores) const override;
   std::vector<int64_t> Labels() const override;
 
   // Reserves room for `rows` vectors, so that many Upserts do not reallocate.
@@ -64,10 +68,14 @@ class FlatIndex final : public VectorIndex {
   size_t MemoryBytes() const;
 
  private:
+  // Search; when `row_scores` is not null, every row's score is also
+  // written to row_scores[row].
+  Result<std::vector<ScoredLabel>> Scan(std::span<const float> query, size_t k, float min_score,
+                                        float* row_scores) const;
   // The best k of rows [begin, end) into `heap` (a heap whose front is the
-  // worst hit kept).
+  // worst hit kept); row scores into row_scores[begin, end) when not null.
   void ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
-                std::vector<ScoredLabel>* heap) const;
+                std::vector<ScoredLabel>* heap, float* row_scores) const;
   // How many threads a search over the current rows uses.
   size_t SearchThreads() const;
 

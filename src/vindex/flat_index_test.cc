@@ -220,6 +220,39 @@ TEST(FlatIndexTest, ThreadedSearchEqualsSingleThreaded) {
   EXPECT_EQ((*ties)[3].label, 999999);
 }
 
+TEST(FlatIndexTest, SearchAndScoreEqualsSearchThenScoreBitForBit) {
+  FlatIndexOptions threaded;
+  threaded.threads = 3;
+  threaded.parallel_min_rows = 1;
+  FlatIndexOptions single;
+  single.threads = 1;
+  for (const FlatIndexOptions& options : {single, threaded}) {
+    Filled f(13000, 48, options, 9);
+    // Present labels from every thread's slice, absent ones, a repeat.
+    const std::vector<int64_t> labels = {1, 2, 3 * 6500 + 1, 3 * 12999 + 1, 0, 3 * 13000 + 1, 1};
+    const std::vector<float> query = RandomUnitVectors(1, 48, 21);
+    for (const size_t k : {size_t{0}, size_t{1}, size_t{25}}) {
+      std::vector<std::optional<float>> scores = {0.5f};  // replaced, not appended to
+      const auto both = f.index.SearchAndScore(query, k, -1.0f, labels, &scores);
+      const auto hits = f.index.Search(query, k, -1.0f);
+      ASSERT_TRUE(both.ok() && hits.ok());
+      EXPECT_EQ(*both, *hits) << "threads " << options.threads << ", k " << k;
+      ASSERT_EQ(scores.size(), labels.size());
+      for (size_t i = 0; i < labels.size(); ++i) {
+        EXPECT_EQ(scores[i], f.index.Score(query, labels[i])) << "label " << labels[i];
+      }
+      EXPECT_TRUE(scores[0].has_value());
+      EXPECT_FALSE(scores[4].has_value());
+      EXPECT_FALSE(scores[5].has_value());
+    }
+  }
+  std::vector<std::optional<float>> scores;
+  const std::vector<int64_t> labels = {1};
+  EXPECT_FALSE(Filled(10, 8)
+                   .index.SearchAndScore(std::vector<float>(7, 0.1f), 3, -1.0f, labels, &scores)
+                   .ok());
+}
+
 TEST(FlatIndexTest, MemoryBytesCoversTheRows) {
   Filled f(100, 64);
   EXPECT_GE(f.index.MemoryBytes(), 100u * 64u * sizeof(float));

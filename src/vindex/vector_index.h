@@ -66,6 +66,21 @@ class VectorIndex {
   // the wrong dimension.
   virtual std::optional<float> Score(std::span<const float> query, int64_t label) const = 0;
 
+  // Search, and besides Score(query, labels[i]) into (*scores)[i] (nullopt
+  // when absent), in one call: an index that visits every vector anyway
+  // scores the labels on the way. The hits and scores are those the two
+  // calls give. This default makes the two calls.
+  virtual Result<std::vector<ScoredLabel>> SearchAndScore(
+      std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,
+      std::vector<std::optional<float>>* scores) const {
+    Result<std::vector<ScoredLabel>> hits = Search(query, k, min_score);
+    if (!hits.ok()) return hits;
+    scores->clear();
+    scores->reserve(labels.size());
+    for (const int64_t label : labels) scores->push_back(Score(query, label));
+    return hits;
+  }
+
   // Every label present, ascending.
   virtual std::vector<int64_t> Labels() const = 0;
 };
