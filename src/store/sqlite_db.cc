@@ -28,19 +28,30 @@ Status SqliteError(sqlite3* db, std::string_view what) {
   }
 }
 
+SqliteStatement::SqliteStatement(sqlite3_stmt* stmt, SqliteDb* owner, std::string sql)
+    : stmt_(stmt), owner_(owner), sql_(std::move(sql)) {}
+
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      owner_(other.owner_),
+      sql_(std::move(other.sql_)) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(stmt_);
+    Release();
     stmt_ = std::exchange(other.stmt_, nullptr);
-    db_ = other.db_;
+    owner_ = other.owner_;
+    sql_ = std::move(other.sql_);
   }
   return *this;
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+SqliteStatement::~SqliteStatement() { Release(); }
+
+void SqliteStatement::Release() {
+  if (stmt_ == nullptr) return;
+  owner_->Recycle(std::move(sql_), std::exchange(stmt_, nullptr));
+}
 
 void SqliteStatement::BindText(int index, std::string_view value) {
   sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
@@ -58,7 +69,7 @@ Result<bool> SqliteStatement::Step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  Status s = SqliteError(db_, "step");
+  Status s = SqliteError(owner_->handle(), "step");
   sqlite3_reset(stmt_);
   return s;
 }
@@ -110,7 +121,20 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool c
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+SqliteDb::~SqliteDb() {
+  for (const auto& [sql, stmt] : idle_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
+
+void SqliteDb::Recycle(std::string sql, sqlite3_stmt* stmt) {
+  if (idle_.size() >= kMaxIdleStatements) {
+    sqlite3_finalize(stmt);
+    return;
+  }
+  sqlite3_reset(stmt);  // its error, if any, was reported by Step
+  sqlite3_clear_bindings(stmt);
+  idle_.emplace(std::move(sql), stmt);
+}
 
 Status SqliteDb::Exec(std::string_view sql) {
   char* err = nullptr;
@@ -124,12 +148,20 @@ Status SqliteDb::Exec(std::string_view sql) {
 }
 
 Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
+  std::string text(sql);
+  const auto idle = idle_.find(text);
+  if (idle != idle_.end()) {
+    sqlite3_stmt* stmt = idle->second;
+    idle_.erase(idle);
+    return SqliteStatement(stmt, this, std::move(text));
+  }
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()), SQLITE_PREPARE_PERSISTENT,
+                         &stmt, nullptr) != SQLITE_OK) {
     return SqliteError(db_, "prepare");
   }
-  return SqliteStatement(stmt, db_);
+  if (stmt == nullptr) return InvalidArgument("store: prepare: no statement in '" + text + "'");
+  return SqliteStatement(stmt, this, std::move(text));
 }
 
 Result<int64_t> SqliteDb::QueryInt(std::string_view sql) {

@@ -1,6 +1,12 @@
 // Thin RAII wrappers over the SQLite C API: a connection and a prepared
 // statement. Errors come back as Status with SQLite's message.
 //
+// A connection keeps the statements it prepared once they are done with:
+// when a SqliteStatement goes, its statement is reset, its bindings cleared,
+// and it waits in the connection for the next Prepare of the same SQL text,
+// which then costs no parse. At most kMaxIdleStatements wait; more are
+// finalised. A statement must not outlive its connection.
+//
 // Thread-safety: a SqliteDb is not thread-safe; callers serialise access
 // (FactStore holds a mutex around every use).
 #ifndef ENGRAM_SRC_STORE_SQLITE_DB_H_
@@ -8,19 +14,25 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "engram/status.h"
 
 namespace engram {
 
+class SqliteDb;
+
 class SqliteStatement {
  public:
   SqliteStatement() = default;
-  SqliteStatement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  // Takes `stmt`, which `owner` prepared from `sql`; it goes back to
+  // `owner` at the end.
+  SqliteStatement(sqlite3_stmt* stmt, SqliteDb* owner, std::string sql);
   SqliteStatement(SqliteStatement&& other) noexcept;
   SqliteStatement& operator=(SqliteStatement&& other) noexcept;
   SqliteStatement(const SqliteStatement&) = delete;
@@ -51,8 +63,12 @@ class SqliteStatement {
   sqlite3_stmt* get() const { return stmt_; }
 
  private:
+  // Hands the statement back to its connection.
+  void Release();
+
   sqlite3_stmt* stmt_ = nullptr;
-  sqlite3* db_ = nullptr;
+  SqliteDb* owner_ = nullptr;
+  std::string sql_;  // the text Prepare was given: the key it is kept under
 };
 
 class SqliteDb {
@@ -63,8 +79,13 @@ class SqliteDb {
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
 
+  // Idle statements a connection keeps for reuse, at most.
+  static constexpr size_t kMaxIdleStatements = 64;
+
   // Runs one or more statements that return no rows.
   Status Exec(std::string_view sql);
+  // The first statement of `sql`: an idle one prepared from the same text,
+  // or a new one.
   Result<SqliteStatement> Prepare(std::string_view sql);
   // Runs a query whose first row's first column is an integer.
   Result<int64_t> QueryInt(std::string_view sql);
@@ -73,11 +94,20 @@ class SqliteDb {
   int64_t Changes() const;
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
+  // Statements waiting for reuse.
+  size_t IdleStatements() const { return idle_.size(); }
 
  private:
+  friend class SqliteStatement;
+
   SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  // Takes back a statement prepared from `sql` that is done with: kept for
+  // reuse, or finalised.
+  void Recycle(std::string sql, sqlite3_stmt* stmt);
+
   sqlite3* db_;
   std::string path_;
+  std::unordered_multimap<std::string, sqlite3_stmt*> idle_;  // by SQL text
 };
 
 // Builds "store: <what>: <sqlite message>" from the connection's last error.
