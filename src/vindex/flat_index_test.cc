@@ -18,6 +18,14 @@ using ::testing::HasSubstr;
 using testing::RandomUnitVectors;
 using testing::Row;
 
+// Options for a search on `n` threads, whatever the index's size.
+FlatIndexOptions Threads(size_t n) {
+  FlatIndexOptions options;
+  options.threads = n;
+  options.parallel_min_rows = 1;
+  return options;
+}
+
 // An index holding `count` random unit vectors under labels 3 * i + 1.
 struct Filled {
   Filled(size_t count, size_t dimension, FlatIndexOptions options = {}, uint32_t seed = 1)
@@ -190,13 +198,8 @@ TEST(FlatIndexTest, ScoreEqualsTheSearchScoreBitForBit) {
 
 TEST(FlatIndexTest, ThreadedSearchEqualsSingleThreaded) {
   // Rows of equal vectors make ties across the slices of different threads.
-  FlatIndexOptions threaded;
-  threaded.threads = 4;
-  threaded.parallel_min_rows = 1;
-  FlatIndexOptions single;
-  single.threads = 1;
-  Filled a(20000, 32, threaded, 3);
-  Filled b(20000, 32, single, 3);
+  Filled a(20000, 32, Threads(4), 3);
+  Filled b(20000, 32, Threads(1), 3);
   const std::vector<float> dup = RandomUnitVectors(1, 32, 1234);
   for (const int64_t label : {-1, 999999, 50000, 7}) {
     ASSERT_TRUE(a.index.Upsert(label, dup).ok());
@@ -221,12 +224,7 @@ TEST(FlatIndexTest, ThreadedSearchEqualsSingleThreaded) {
 }
 
 TEST(FlatIndexTest, SearchAndScoreEqualsSearchThenScoreBitForBit) {
-  FlatIndexOptions threaded;
-  threaded.threads = 3;
-  threaded.parallel_min_rows = 1;
-  FlatIndexOptions single;
-  single.threads = 1;
-  for (const FlatIndexOptions& options : {single, threaded}) {
+  for (const FlatIndexOptions& options : {Threads(1), Threads(3)}) {
     Filled f(13000, 48, options, 9);
     // Present labels from every thread's slice, absent ones, a repeat.
     const std::vector<int64_t> labels = {1, 2, 3 * 6500 + 1, 3 * 12999 + 1, 0, 3 * 13000 + 1, 1};
