@@ -108,6 +108,7 @@ struct ListOptions {
   std::string kind;                 // only facts of this kind; empty: any
   size_t limit = 50;                // 0 means no limit
   size_t offset = 0;
+  bool include_superseded = false;  // also list replaced facts
 };
 
 // What to forget; exactly one of ids, tag or whole_scope.

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,19 @@ struct EvalRankedDoc {
   double score = 0.0;
 };
 
+// Knowledge updates (a dataset with qrels/stale.tsv; src/eval/update_metrics.h):
+// over queries with superseded facts, how often the first result is current
+// and how often a superseded fact ranks above every current one in the top
+// 10; over queries with two or more relevant facts and none superseded, how
+// often all of them are in the top 10.
+struct EvalUpdateFigures {
+  size_t update_queries = 0;
+  double current_at_1 = 0.0;
+  double stale_above_at_10 = 0.0;
+  size_t pair_queries = 0;
+  double both_at_10 = 0.0;
+};
+
 struct EvalModeResult {
   FusionMode mode = FusionMode::kBlended;
   // The mode's name, or "blended[s/l/t]" for a run with its own weights.
@@ -66,6 +80,7 @@ struct EvalModeResult {
   bool hyde = false;                                      // HyDE was on for this run
   size_t hypotheses = 0;      // queries that got a hypothesis (HyDE runs)
   size_t hyde_fallbacks = 0;  // queries where HyDE fell back (HyDE runs)
+  std::optional<EvalUpdateFigures> updates;  // when the dataset has qrels/stale.tsv
 };
 
 struct EvalReport {

@@ -30,6 +30,11 @@ struct Explanation {
   FusionWeights weights;                   // effective, after renormalisation
   std::vector<std::string> matched_terms;  // analysed query terms found
   double final_score = 0.0;
+  // Set when the result ranks as the newer version of another result
+  // (docs/ARCHITECTURE.md, "Facts that change"): that fact's id, and the
+  // score this one had on its own signals (final_score is the older's).
+  std::string newer_version_of;
+  double own_score = 0.0;
 };
 
 }  // namespace engram

@@ -33,6 +33,20 @@ struct Fact {
   int64_t access_count = 0;     // times returned by a search
   double confidence = 1.0;      // 0..1
   std::string metadata = "{}";  // a JSON object, serialised canonically
+  // History (docs/ARCHITECTURE.md, "Facts that change"): the id of the fact
+  // of the same scope that replaced this one, empty while it is current,
+  // and when it stopped being valid (0 while current).
+  std::string superseded_by;
+  Timestamp valid_until = 0;
+  // When the fact stops being returned and `engram gc` may remove it; 0:
+  // never.
+  Timestamp expires_at = 0;
+
+  bool superseded() const { return !superseded_by.empty(); }
+  // Neither superseded nor expired at `now`.
+  bool CurrentAt(Timestamp now) const {
+    return superseded_by.empty() && (expires_at == 0 || expires_at > now);
+  }
 };
 
 // What a caller supplies. Fields left empty take the defaults above; the
@@ -51,6 +65,12 @@ struct NewFact {
   std::optional<Timestamp> updated_at;
   std::optional<Timestamp> last_accessed;
   std::optional<int64_t> access_count;
+  // Restored history (an exported superseded fact): the replacing fact's
+  // id, which must be in the same scope once the import is done, and when
+  // this one stopped being valid.
+  std::optional<std::string> superseded_by;
+  std::optional<Timestamp> valid_until;
+  std::optional<Timestamp> expires_at;  // 0 or unset: never expires
 };
 
 // The id a fact with this content gets: the first 12 bytes of SHA-256 of

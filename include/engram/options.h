@@ -126,6 +126,29 @@ struct HydeOptions {
   bool cache = true;
 };
 
+// Facts that change (docs/ARCHITECTURE.md, "Facts that change"). When a
+// fact is written it is linked to the facts of its scope it is likely a
+// later version of: its nearest facts by cosine (in the active embedding
+// space) created before it. A search that finds an older version ranks the
+// newer just above it, bringing the newer in when the query alone did not
+// retrieve it; the older stays in the results, below. Explicit updates are
+// links too. Chosen once on every dev dataset together (docs/RESULTS.md).
+struct VersionOptions {
+  // Look for the facts a new fact is a version of when it is written
+  // (costs one vector scan of the scope per new fact). Default true.
+  bool link_on_write = true;
+  // Least cosine between two facts for a link. Default 0.6: this model's
+  // unrelated facts of one scope mostly score below, the versions of one
+  // thing mostly above; lower links more unrelated pairs. Range [-1, 1].
+  double link_min_cosine = 0.6;
+  // Most older facts one new fact is linked to, its nearest first.
+  // Default 2; range [0, 16]; 0 turns write-time links off.
+  size_t link_max = 2;
+  // Order search results so a newer version ranks above the older ones it
+  // is linked to. Default true.
+  bool newer_first = true;
+};
+
 // Limits that protect the store from bad input.
 struct LimitOptions {
   // Largest accepted fact content, in bytes. Default 1 MiB.
@@ -177,6 +200,7 @@ struct EngineOptions {
   VectorOptions vector;
   HydeOptions hyde;
   ContextOptions context;
+  VersionOptions versions;
   // Writes HyDE hypotheses; null means no HyDE whatever hyde.enabled says.
   std::shared_ptr<const Llm> llm;
   // Embeds facts and queries for the semantic signal; null means
@@ -197,6 +221,8 @@ struct SearchOptions {
   bool explain = false;       // fill SearchHit::explanation
   bool record_access = true;  // bump access_count/last_accessed of hits
   bool hyde = true;           // allow HyDE (when the engine has it on)
+  // Also return superseded facts (explicitly replaced ones). Default false.
+  bool include_superseded = false;
 };
 
 }  // namespace engram

@@ -161,8 +161,10 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
   }
   if (result->created && options->embedder) {
     const std::vector<FactToEmbed> todo = {{rowid, result->fact.id, result->fact.content}};
-    auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &result->warnings);
+    std::vector<EmbeddedFact> vectors;
+    auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &result->warnings, &vectors);
     if (!embedded.ok()) result->warnings.push_back(embedded.status().message());
+    LinkVersions(*options, vectors, &result->warnings);
   }
   return result;
 }
@@ -195,13 +197,15 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
   // The facts are committed; their vectors follow batch by batch. A failure
   // here leaves facts without vectors, which backfill completes.
   if (!created.empty()) {
-    auto embedded =
-        EmbedAndStore(*engine_options, created, nullptr, options.embed_progress, &report.warnings);
+    std::vector<EmbeddedFact> vectors;
+    auto embedded = EmbedAndStore(*engine_options, created, nullptr, options.embed_progress,
+                                  &report.warnings, &vectors);
     if (embedded.ok()) {
       report.embedded = *embedded;
     } else {
       report.warnings.push_back(embedded.status().message());
     }
+    LinkVersions(*engine_options, vectors, &report.warnings);
   }
   return report;
 }

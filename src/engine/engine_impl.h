@@ -107,14 +107,31 @@ class EngineImpl final : public Engine {
   Result<std::vector<float>> EmbedOne(const Embedder& embedder, const std::string& text,
                                       EmbedPurpose purpose) const;
 
+  // A fact and the unit vector EmbedAndStore stored for it.
+  struct EmbeddedFact {
+    int64_t rowid = 0;
+    std::vector<float> vector;
+  };
+
   // Embeds `facts` in batches and stores their vectors, each batch in its
   // own transaction. Takes mutex_ only to write; the caller must not hold
   // it. Facts that cannot be embedded are left without a vector and named
-  // in `warnings`. Stops between batches when `stop` turns true.
+  // in `warnings`. Stops between batches when `stop` turns true. When
+  // `embedded` is not null, each stored fact is appended to it.
   Result<size_t> EmbedAndStore(const EngineOptions& options, const std::vector<FactToEmbed>& facts,
                                const std::atomic<bool>* stop,
                                const std::function<void(size_t, size_t)>& progress,
-                               std::vector<std::string>* warnings);
+                               std::vector<std::string>* warnings,
+                               std::vector<EmbeddedFact>* embedded = nullptr);
+
+  // Version links on write (engine_versions.cc): links each fact of
+  // `embedded`, in order, to up to versions.link_max of its scope's facts
+  // nearest to it with cosine >= versions.link_min_cosine, the one created
+  // later being the newer version; facts created at the same instant are
+  // not linked. Takes mutex_; the caller must not hold it. A failure is a
+  // warning: the facts stay stored, without links.
+  void LinkVersions(const EngineOptions& options, const std::vector<EmbeddedFact>& embedded,
+                    std::vector<std::string>* warnings);
 
   // Writes `plan` for attachment `name` (created when `id` is 0, else
   // checked to still be `id`), with vectors for the chunks that lack one in

@@ -23,6 +23,8 @@
 #include "src/lexical/lexical_searcher.h"
 #include "src/rank/fusion.h"
 #include "src/rank/temporal.h"
+#include "src/rank/version_order.h"
+#include "src/store/version_store.h"
 #include "src/vindex/vector_math.h"
 
 namespace engram {
@@ -46,13 +48,70 @@ struct Gathered {
   int64_t access_count = 0;
   Timestamp last_accessed = 0;
   std::vector<size_t> matched;  // query term indexes
+  Timestamp created_at = 0;
 };
 
 // A candidate that did not come from the lexical search: no BM25 score, no
 // matched terms.
 Gathered FromRankInput(RankInput&& r) {
-  return Gathered{r.rowid,      std::move(r.id), std::move(r.scope), std::nullopt,
-                  std::nullopt, r.access_count,  r.last_accessed,    {}};
+  return Gathered{r.rowid,        std::move(r.id), std::move(r.scope), std::nullopt, std::nullopt,
+                  r.access_count, r.last_accessed, {},                 r.created_at};
+}
+
+// Rounds of links followed from the candidates: A -> B -> C brings in C
+// from A.
+constexpr int kVersionHops = 2;
+
+// Adds to `gathered` the newer versions of its facts (version links, up to
+// kVersionHops away) that `visibility` sees and the query did not retrieve,
+// each with its cosine when `cache` has its vector, and returns the links
+// among the candidates as indexes into `gathered`.
+Result<std::vector<VersionEdge>> GatherNewerVersions(
+    FactStore& store, const VectorCache* cache, const std::vector<float>& query_vector,
+    const std::vector<std::string>& scopes, const FactVisibility& visibility,
+    std::vector<Gathered>* gathered, std::unordered_map<int64_t, size_t>* by_rowid) {
+  std::vector<VersionEdge> edges;
+  VersionStore versions(store.db());
+  std::vector<int64_t> frontier;
+  frontier.reserve(gathered->size());
+  for (const Gathered& g : *gathered) frontier.push_back(g.rowid);
+  for (int hop = 0; hop < kVersionHops && !frontier.empty(); ++hop) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<VersionLink> links, versions.NewerThan(frontier));
+    std::vector<int64_t> unseen;
+    for (const VersionLink& l : links) {
+      if (!by_rowid->count(l.newer_rowid)) unseen.push_back(l.newer_rowid);
+    }
+    std::sort(unseen.begin(), unseen.end());
+    unseen.erase(std::unique(unseen.begin(), unseen.end()), unseen.end());
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found, store.RankInputsOf(unseen, visibility));
+    frontier.clear();
+    const size_t first_new = gathered->size();
+    for (RankInput& r : found) {
+      if (std::find(scopes.begin(), scopes.end(), r.scope) == scopes.end()) continue;
+      frontier.push_back(r.rowid);
+      (*by_rowid)[r.rowid] = gathered->size();
+      gathered->push_back(FromRankInput(std::move(r)));
+    }
+    if (cache != nullptr && !query_vector.empty() && gathered->size() > first_new) {
+      std::vector<FactKey> keys;
+      for (size_t i = first_new; i < gathered->size(); ++i) {
+        keys.push_back(FactKey{(*gathered)[i].scope, (*gathered)[i].rowid});
+      }
+      const VectorCache::View view(*cache);
+      const std::vector<std::optional<float>> cosines = view.Score(query_vector, keys);
+      for (size_t i = 0; i < cosines.size(); ++i) {
+        if (cosines[i]) (*gathered)[first_new + i].semantic = *cosines[i];
+      }
+    }
+    for (const VersionLink& l : links) {
+      const auto older = by_rowid->find(l.older_rowid);
+      const auto newer = by_rowid->find(l.newer_rowid);
+      if (older != by_rowid->end() && newer != by_rowid->end()) {
+        edges.push_back(VersionEdge{older->second, newer->second});
+      }
+    }
+  }
+  return edges;
 }
 
 }  // namespace
@@ -180,21 +239,27 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   }
 
   const Timestamp now = opts->clock->NowMillis();
+  FactVisibility visibility;
+  visibility.now = now;
+  visibility.include_superseded = options.include_superseded;
   std::vector<Gathered> gathered;
   std::vector<StoredFact> facts;
   FusionResult fused;
+  std::vector<VersionEdge> edges;
+  std::vector<VersionLift> lifts;
   Status read = ReadSnapshot(
       [&](FactStore& store) -> Status {
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
         std::unordered_map<int64_t, size_t> by_rowid;
         if (UsesLexical(options.mode)) {
           ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25));
+                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25,
+                                                visibility));
           for (LexicalHit& h : hits) {
             by_rowid[h.rowid] = gathered.size();
             gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
                                         std::nullopt, h.access_count, h.last_accessed,
-                                        std::move(h.matched)});
+                                        std::move(h.matched), h.created_at});
           }
         }
         if (cache) {
@@ -230,7 +295,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
             new_rowids.push_back(v.fact_rowid);
             new_cosines[v.fact_rowid] = v.cosine;
           }
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs, store.RankInputsOf(new_rowids));
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
+                                  store.RankInputsOf(new_rowids, visibility));
           for (RankInput& r : inputs) {
             by_rowid[r.rowid] = gathered.size();
             gathered.push_back(FromRankInput(std::move(r)));
@@ -242,11 +308,16 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         if (options.mode == FusionMode::kTemporal ||
             (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
           response.temporal_fallback = options.mode != FusionMode::kTemporal;
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(scopes));
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all,
+                                  store.RankInputs(scopes, visibility));
           gathered.clear();
           for (RankInput& r : all) {
             gathered.push_back(FromRankInput(std::move(r)));
           }
+        } else if (opts->versions.newer_first) {
+          ENGRAM_ASSIGN_OR_RETURN(
+              edges, GatherNewerVersions(store, cache.get(), query_vector, scopes, visibility,
+                                         &gathered, &by_rowid));
         }
         std::vector<FusionCandidate> candidates;
         candidates.reserve(gathered.size());
@@ -263,6 +334,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         FusionOptions fusion = opts->fusion;
         if (options.weights) fusion.weights = *options.weights;
         fused = Fuse(candidates, options.mode, fusion);
+        if (!edges.empty()) {
+          std::vector<Timestamp> created_at;
+          created_at.reserve(gathered.size());
+          for (const Gathered& g : gathered) created_at.push_back(g.created_at);
+          lifts = OrderNewerFirst(created_at, edges, &fused);
+        }
         fused.ranked.resize(std::min(options.k, fused.ranked.size()));
         std::vector<int64_t> rowids;
         rowids.reserve(fused.ranked.size());
@@ -309,6 +386,11 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       e.temporal = c.temporal;
       e.weights = fused.weights;
       e.final_score = c.score;
+      e.own_score = c.score;
+      if (i < lifts.size()) {
+        e.own_score = lifts[i].own_score;
+        if (lifts[i].lifted_by) e.newer_version_of = gathered[*lifts[i].lifted_by].id;
+      }
       for (size_t t : gathered[c.index].matched) e.matched_terms.push_back(lexical_query.terms[t]);
     }
     response.hits.push_back(std::move(hit));

@@ -67,7 +67,8 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
                                          const std::vector<FactToEmbed>& facts,
                                          const std::atomic<bool>* stop,
                                          const std::function<void(size_t, size_t)>& progress,
-                                         std::vector<std::string>* warnings) {
+                                         std::vector<std::string>* warnings,
+                                         std::vector<EmbeddedFact>* embedded) {
   const Embedder& embedder = *options.embedder;
   const size_t dimension = embedder.Space().dimension;
   const size_t batch = std::max<size_t>(1, options.vector.embed_batch);
@@ -111,7 +112,9 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
           continue;
         }
         ENGRAM_ASSIGN_OR_RETURN(bool put, vectors_.Put(space_id, facts[i].rowid, facts[i].id, v));
-        if (put) ++stored;
+        if (!put) continue;
+        ++stored;
+        if (embedded != nullptr) embedded->push_back(EmbeddedFact{facts[i].rowid, std::move(v)});
       }
       return Status::OK();
     }));

@@ -240,4 +240,17 @@ Result<std::vector<VectorHit>> VectorCache::View::Search(
   return hits;
 }
 
+std::vector<std::optional<float>> VectorCache::View::Score(std::span<const float> query,
+                                                           std::span<const FactKey> score) const {
+  std::vector<std::optional<float>> cosines(score.size());
+  for (size_t i = 0; i < score.size(); ++i) {
+    const auto it = cache_->scopes_.find(std::string(score[i].scope));
+    if (it == cache_->scopes_.end() || !it->second.index) continue;
+    const auto label = it->second.label_of_fact.find(score[i].fact_rowid);
+    if (label == it->second.label_of_fact.end()) continue;
+    cosines[i] = it->second.index->Score(query, label->second);
+  }
+  return cosines;
+}
+
 }  // namespace engram

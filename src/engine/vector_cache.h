@@ -89,6 +89,11 @@ class VectorCache {
                                           double min_cosine, std::span<const FactKey> score,
                                           std::vector<std::optional<float>>* cosines) const;
 
+    // The cosine of each fact of `score`, as Search gives it, without a
+    // scan: for a few facts named after the search (linked versions).
+    std::vector<std::optional<float>> Score(std::span<const float> query,
+                                            std::span<const FactKey> score) const;
+
    private:
     const VectorCache* cache_;
     std::shared_lock<RwLock> lock_;

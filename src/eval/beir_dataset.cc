@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <system_error>
 #include <unordered_set>
 #include <utility>
 
@@ -190,6 +191,10 @@ Result<BeirDataset> LoadBeirDataset(const std::filesystem::path& dir,
 
   ENGRAM_ASSIGN_OR_RETURN(dataset.qrels,
                           LoadBeirQrels(dir / "qrels" / (options.qrels_split + ".tsv")));
+  const std::filesystem::path stale_path = dir / "qrels" / "stale.tsv";
+  if (std::error_code ec; std::filesystem::exists(stale_path, ec)) {
+    ENGRAM_ASSIGN_OR_RETURN(dataset.stale, LoadBeirQrels(stale_path));
+  }
   std::unordered_set<std::string_view> query_ids;
   for (const EvalQuery& query : dataset.queries) query_ids.insert(query.id);
   for (auto it = dataset.qrels.begin(); it != dataset.qrels.end();) {

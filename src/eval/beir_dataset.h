@@ -54,6 +54,9 @@ struct BeirDataset {
   std::vector<CorpusDoc> corpus;
   std::vector<EvalQuery> queries;
   Qrels qrels;  // only queries present in `queries`
+  // qrels/stale.tsv when the dataset has one: per query, the facts that
+  // were superseded by newer ones (src/eval/update_metrics.h).
+  std::optional<Qrels> stale;
   // Queries judged in the qrels file but absent from queries.jsonl.
   int num_dropped_qrels_queries = 0;
 };

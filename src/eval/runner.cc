@@ -13,6 +13,7 @@
 #include "src/eval/beir_dataset.h"
 #include "src/eval/evaluation.h"
 #include "src/eval/trec_run.h"
+#include "src/eval/update_metrics.h"
 
 namespace engram {
 namespace {
@@ -82,40 +83,35 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   engine_options.clock = std::make_shared<ManualClock>(now);
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(engine_options));
 
-  // Index the corpus in one transaction.
+  // Index the corpus as a user's agent would write it: one fact at a time,
+  // oldest first (rows without a time keep their file order, before the
+  // timed ones), through Add, so what happens on write (merges, version
+  // links) is part of what is measured.
   const auto index_start = std::chrono::steady_clock::now();
-  std::vector<NewFact> facts;
-  facts.reserve(dataset.corpus.size());
-  for (const CorpusDoc& d : dataset.corpus) {
+  std::vector<const CorpusDoc*> by_time;
+  by_time.reserve(dataset.corpus.size());
+  for (const CorpusDoc& d : dataset.corpus) by_time.push_back(&d);
+  std::stable_sort(by_time.begin(), by_time.end(), [](const CorpusDoc* a, const CorpusDoc* b) {
+    return a->created_at.value_or(0) < b->created_at.value_or(0);
+  });
+  // Fact id per corpus row, to map results back to every row they stand for.
+  std::unordered_map<std::string, std::vector<std::string>> doc_ids_of;
+  size_t done = 0;
+  for (const CorpusDoc* d : by_time) {
+    if (options.progress) options.progress("index", done++, by_time.size());
     NewFact f;
-    f.content = FactContent(d);
-    f.scope = d.scope;
-    f.tags = d.tags;
-    f.created_at = d.created_at;
+    f.content = FactContent(*d);
+    f.scope = d->scope;
+    f.tags = d->tags;
+    f.created_at = d->created_at;
     if (!engine->Validate(f).ok()) {
       ++report.skipped_documents;  // e.g. an empty row: it can never be found
       continue;
     }
-    facts.push_back(std::move(f));
-  }
-  ImportOptions import_options;
-  if (options.progress) {
-    import_options.progress = [&](size_t done, size_t total) {
-      options.progress("index", done, total);
-    };
-    import_options.embed_progress = [&](size_t done, size_t total) {
-      options.progress("embed", done, total);
-    };
-  }
-  // Fact id per corpus row, to map results back to every row they stand for.
-  std::unordered_map<std::string, std::vector<std::string>> doc_ids_of;
-  {
-    auto imported = engine->Import(facts, import_options);
-    if (!imported.ok()) return imported.status().WithContext("eval: index " + dataset.name);
-    report.facts = imported->added;
-  }
-  for (const CorpusDoc& d : dataset.corpus) {
-    doc_ids_of[d.scope + '\n' + ComputeFactId(FactContent(d))].push_back(d.id);
+    auto added = engine->Add(f);
+    if (!added.ok()) return added.status().WithContext("eval: index " + dataset.name);
+    if (added->created) ++report.facts;
+    doc_ids_of[d->scope + '\n' + added->fact.id].push_back(d->id);
   }
   report.index_seconds = SecondsSince(index_start);
 
@@ -203,6 +199,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     ENGRAM_ASSIGN_OR_RETURN(Evaluation evaluation,
                             Evaluate(run, dataset.qrels, QuerySet::kWithRelevant, metric_options));
     result.metrics = evaluation.mean;
+    if (dataset.stale) result.updates = ComputeUpdateFigures(run, dataset.qrels, *dataset.stale);
     result.per_query = evaluation.per_query;
     report.queries = static_cast<size_t>(evaluation.num_queries);
     report.modes.push_back(std::move(result));

@@ -70,7 +70,8 @@ int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(
 
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes_in,
-                                              const Bm25Options& options) {
+                                              const Bm25Options& options,
+                                              const FactVisibility& visibility) {
   std::vector<LexicalHit> out;
   if (query.terms.empty()) return out;
   const auto scopes = ScopesOrDefault(scopes_in);
@@ -95,11 +96,12 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db->Prepare("SELECT f.rowid, f.id, engram_tf(facts_fts), f.content_terms, f.tags_terms, "
-                  "f.access_count, f.last_accessed, f.scope FROM facts_fts CROSS JOIN facts f "
+                  "f.access_count, f.last_accessed, f.scope, f.created_at FROM facts_fts CROSS JOIN facts f "
                   "ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
-                  Placeholders(scopes.size()) + ")"));
+                  Placeholders(scopes.size()) + ")" + visibility.Condition("f")));
   s.BindText(1, FtsMatchExpression(query.terms, options.tag_boost <= 0 ? "content" : ""));
   BindScopes(&s, 2, scopes);
+  BindVisibility(&s, visibility);
   std::vector<Bm25Match> matches;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -113,6 +115,7 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
     hit.access_count = s.ColumnInt(5);
     hit.last_accessed = s.ColumnInt(6);
     hit.scope = s.ColumnText(7);
+    hit.created_at = s.ColumnInt(8);
     matches.push_back(std::move(m));
     out.push_back(std::move(hit));
   }

@@ -18,6 +18,7 @@
 #include "engram/clock.h"
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/store/fact_store.h"
 #include "src/store/sqlite_db.h"
 
 namespace engram {
@@ -58,13 +59,16 @@ struct LexicalHit {
   std::vector<size_t> matched;  // indexes into LexicalQuery::terms
   int64_t access_count = 0;     // carried for the temporal signal
   Timestamp last_accessed = 0;
+  Timestamp created_at = 0;
 };
 
-// Every fact of `scopes` (default scope when empty) matching at least one
-// term, unordered.
+// Every fact of `scopes` (default scope when empty) that `visibility` sees
+// matching at least one term, unordered. Collection statistics count every
+// stored fact of the scopes, seen or not.
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes,
-                                              const Bm25Options& options);
+                                              const Bm25Options& options,
+                                              const FactVisibility& visibility = {});
 
 }  // namespace engram
 

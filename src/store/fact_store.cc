@@ -14,15 +14,16 @@
 namespace engram {
 namespace {
 
-// Columns: rowid, id, scope, access_count, last_accessed.
+// Columns: rowid, id, scope, access_count, last_accessed, created_at.
+constexpr char kRankColumns[] = "rowid, id, scope, access_count, last_accessed, created_at";
 RankInput ReadRankInput(const SqliteStatement& s) {
-  return RankInput{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2), s.ColumnInt(3),
-                   s.ColumnInt(4)};
+  return RankInput{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2),
+                   s.ColumnInt(3), s.ColumnInt(4),  s.ColumnInt(5)};
 }
 
 constexpr char kFactColumns[] =
     "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
-    "last_accessed, access_count, confidence, metadata";
+    "last_accessed, access_count, confidence, metadata, superseded_by, valid_until, expires_at";
 
 std::vector<std::string> DecodeTags(const std::string& text) {
   std::vector<std::string> tags;
@@ -50,10 +51,30 @@ StoredFact ReadFact(const SqliteStatement& s) {
   f.access_count = s.ColumnInt(10);
   f.confidence = s.ColumnDouble(11);
   f.metadata = s.ColumnText(12);
+  f.superseded_by = s.ColumnText(13);
+  f.valid_until = s.ColumnInt(14);
+  f.expires_at = s.ColumnInt(15);
   return out;
 }
 
 }  // namespace
+
+std::string FactVisibility::Condition(std::string_view alias) const {
+  std::string out;
+  const std::string a(alias);
+  if (!include_superseded) out += " AND " + a + ".superseded_by = ''";
+  if (!include_expired) out += " AND (" + a + ".expires_at = 0 OR " + a + ".expires_at > :now)";
+  return out;
+}
+
+bool FactVisibility::Sees(const Fact& fact) const {
+  return (include_superseded || !fact.superseded()) &&
+         (include_expired || fact.expires_at == 0 || fact.expires_at > now);
+}
+
+void BindVisibility(SqliteStatement* s, const FactVisibility& visibility) {
+  s->BindInt(":now", visibility.now);
+}
 
 std::string EncodeTags(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
 
@@ -156,8 +177,8 @@ Status FactStore::Insert(const FactRow& row) {
       SqliteStatement insert,
       db_->Prepare("INSERT INTO facts(id, scope, content, tags, kind, source, created_at, "
                    "updated_at, last_accessed, access_count, confidence, metadata, "
-                   "content_terms, tags_terms) "
-                   "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)"));
+                   "content_terms, tags_terms, superseded_by, valid_until, expires_at) "
+                   "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)"));
   insert.BindText(1, in.id);
   insert.BindText(2, in.scope);
   insert.BindText(3, in.content);
@@ -172,6 +193,9 @@ Status FactStore::Insert(const FactRow& row) {
   insert.BindText(12, in.metadata);
   insert.BindInt(13, row.content_terms);
   insert.BindInt(14, row.tags_terms);
+  insert.BindText(15, in.superseded_by);
+  insert.BindInt(16, in.valid_until);
+  insert.BindInt(17, in.expires_at);
   return insert.Run();
 }
 
@@ -188,14 +212,15 @@ Status FactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags
   return update.Run();
 }
 
-Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::string>& scopes) {
+Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::string>& scopes,
+                                                    const FactVisibility& visibility) {
   const auto sc = ScopesOrDefault(scopes);
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT rowid, id, scope, access_count, last_accessed FROM facts "
-                   "WHERE scope IN (" +
-                   Placeholders(sc.size()) + ")"));
+      db_->Prepare(std::string("SELECT ") + kRankColumns + " FROM facts WHERE scope IN (" +
+                   Placeholders(sc.size()) + ")" + visibility.Condition("facts")));
   BindScopes(&s, 1, sc);
+  BindVisibility(&s, visibility);
   std::vector<RankInput> out;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -205,14 +230,16 @@ Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::stri
   return out;
 }
 
-Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t>& rowids) {
+Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t>& rowids,
+                                                      const FactVisibility& visibility) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT rowid, id, scope, access_count, last_accessed FROM facts "
-                   "WHERE rowid = ?1"));
+      db_->Prepare(std::string("SELECT ") + kRankColumns + " FROM facts WHERE rowid = ?1" +
+                   visibility.Condition("facts")));
   std::vector<RankInput> out;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
+    BindVisibility(&s, visibility);
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row) out.push_back(ReadRankInput(s));
     s.Reset();
@@ -295,10 +322,11 @@ Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& i
   return fact;
 }
 
-Result<std::vector<Fact>> FactStore::List(const ListOptions& options) {
+Result<std::vector<Fact>> FactStore::List(const ListOptions& options,
+                                          const FactVisibility& visibility) {
   const auto scopes = ScopesOrDefault(options.scopes);
   std::string sql = std::string("SELECT ") + kFactColumns + " FROM facts WHERE scope IN (" +
-                    Placeholders(scopes.size()) + ")";
+                    Placeholders(scopes.size()) + ")" + visibility.Condition("facts");
   const int next = static_cast<int>(scopes.size()) + 1;
   if (!options.tag.empty()) {
     sql += " AND EXISTS (SELECT 1 FROM json_each(facts.tags) WHERE value = ?" +
@@ -315,6 +343,7 @@ Result<std::vector<Fact>> FactStore::List(const ListOptions& options) {
   BindScopes(&s, 1, scopes);
   if (!options.tag.empty()) s.BindText(next, options.tag);
   if (!options.kind.empty()) s.BindText(next + 1, options.kind);
+  BindVisibility(&s, visibility);
   std::vector<Fact> out;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -379,6 +408,47 @@ Status FactStore::ForEach(const std::vector<std::string>& scopes,
     if (!row || !sink(ReadFact(s))) break;
   }
   return Status::OK();
+}
+
+Status FactStore::SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("UPDATE facts SET superseded_by = ?1, valid_until = ?2 WHERE rowid = ?3"));
+  s.BindText(1, by_id);
+  s.BindInt(2, by_id.empty() ? 0 : valid_until);
+  s.BindInt(3, rowid);
+  return s.Run();
+}
+
+Result<int64_t> FactStore::MoveSupersession(const std::string& scope, const std::string& from_id,
+                                            const std::string& to_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("UPDATE facts SET superseded_by = ?1, "
+                   "valid_until = CASE WHEN ?1 = '' THEN 0 ELSE valid_until END "
+                   "WHERE scope = ?2 AND superseded_by = ?3"));
+  s.BindText(1, to_id);
+  s.BindText(2, scope);
+  s.BindText(3, from_id);
+  ENGRAM_RETURN_IF_ERROR(s.Run());
+  return db_->Changes();
+}
+
+Result<std::vector<StoredFact>> FactStore::SupersededBy(const std::string& scope,
+                                                        const std::string& id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kFactColumns +
+                   " FROM facts WHERE scope = ?1 AND superseded_by = ?2 ORDER BY created_at, id"));
+  s.BindText(1, scope);
+  s.BindText(2, id);
+  std::vector<StoredFact> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(ReadFact(s));
+  }
+  return out;
 }
 
 Status FactStore::RecordAccess(const std::vector<int64_t>& rowids, Timestamp now) {

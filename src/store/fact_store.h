@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/engine.h"
@@ -55,7 +56,25 @@ struct RankInput {
   std::string scope;
   int64_t access_count = 0;
   Timestamp last_accessed = 0;
+  Timestamp created_at = 0;  // orders versions of a thing
 };
+
+// Which facts a read sees: by default only current ones, neither
+// superseded nor expired at `now`.
+struct FactVisibility {
+  Timestamp now = 0;
+  bool include_superseded = false;
+  bool include_expired = false;
+
+  // An SQL condition (" AND ...", or empty when everything is seen) on the
+  // facts table under `alias`; it names the parameter :now, which
+  // BindVisibility binds.
+  std::string Condition(std::string_view alias) const;
+  bool Sees(const Fact& fact) const;
+};
+
+// Binds :now of a FactVisibility condition.
+void BindVisibility(SqliteStatement* s, const FactVisibility& visibility);
 
 // Lengths in analysed terms of a fact's content and tags.
 using TermCounter = std::function<std::pair<int64_t, int64_t>(
@@ -88,11 +107,14 @@ class FactStore {
   Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags, Timestamp updated_at,
                     int64_t tags_terms);
 
-  // Every fact of the scopes (default scope when empty), for recency ranking.
-  Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes);
-  // The same for the facts at `rowids`, in order; rows that are gone are
-  // skipped.
-  Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids);
+  // Every fact of the scopes (default scope when empty) that `visibility`
+  // sees, for recency ranking.
+  Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes,
+                                            const FactVisibility& visibility = {});
+  // The same for the facts at `rowids`, in order; rows that are gone or
+  // not seen are skipped.
+  Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids,
+                                              const FactVisibility& visibility = {});
   // The scopes (default scope when empty) that hold no fact.
   Result<std::vector<std::string>> MissingScopes(const std::vector<std::string>& scopes);
 
@@ -106,7 +128,8 @@ class FactStore {
   Status RebuildLexicalIndex(const TermCounter& count);
 
   Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix);
-  Result<std::vector<Fact>> List(const ListOptions& options);
+  Result<std::vector<Fact>> List(const ListOptions& options,
+                                 const FactVisibility& visibility = {});
   Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids);
 
   // Deletions; each returns the number of facts removed. Run inside Transact().
@@ -116,6 +139,18 @@ class FactStore {
 
   Status ForEach(const std::vector<std::string>& scopes,
                  const std::function<bool(const StoredFact&)>& sink);
+
+  // Marks the fact at `rowid` as replaced by the fact `by_id` of its scope
+  // from `valid_until` on; an empty `by_id` makes it current again. Run
+  // inside Transact().
+  Status SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until);
+  // Points every fact of `scope` that `from_id` superseded at `to_id`
+  // instead (empty: current again, valid_until cleared). Returns how many.
+  // Run inside Transact().
+  Result<int64_t> MoveSupersession(const std::string& scope, const std::string& from_id,
+                                   const std::string& to_id);
+  // Facts of `scope` that `id` superseded directly.
+  Result<std::vector<StoredFact>> SupersededBy(const std::string& scope, const std::string& id);
 
   // Bumps access_count and sets last_accessed = now. Run inside Transact().
   Status RecordAccess(const std::vector<int64_t>& rowids, Timestamp now);

@@ -177,6 +177,29 @@ CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN)sql") +
           "END;\nCREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, "
           "tags_terms ON facts BEGIN" +
           kUncountOldFact + kCountNewFact + "END;\n",
+      // 5 -> 6: facts that change (docs/ARCHITECTURE.md). A superseded fact
+      // names the fact that replaced it and when it stopped being valid; a
+      // fact may expire. fact_versions holds the version links found on
+      // write: `newer` is likely a later version of `older` (same scope,
+      // created later, close in embedding space). Deleting a fact deletes
+      // its links.
+      R"sql(
+ALTER TABLE facts ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE facts ADD COLUMN valid_until INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE facts ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX facts_superseded_by ON facts(scope, superseded_by) WHERE superseded_by != '';
+CREATE INDEX facts_expires_at ON facts(expires_at) WHERE expires_at != 0;
+CREATE TABLE fact_versions(
+  older_rowid INTEGER NOT NULL,
+  newer_rowid INTEGER NOT NULL,
+  cosine REAL NOT NULL,
+  PRIMARY KEY(older_rowid, newer_rowid)
+) WITHOUT ROWID;
+CREATE INDEX fact_versions_newer ON fact_versions(newer_rowid);
+CREATE TRIGGER facts_versions_delete AFTER DELETE ON facts BEGIN
+  DELETE FROM fact_versions WHERE older_rowid = old.rowid OR newer_rowid = old.rowid;
+END;
+)sql",
   };
   return migrations;
 }

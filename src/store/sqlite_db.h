@@ -44,6 +44,9 @@ class SqliteStatement {
   void BindInt(int index, int64_t value);
   void BindDouble(int index, double value);
   void BindNull(int index);
+  // Binds a named parameter (":now"); does nothing when the SQL has none
+  // of that name.
+  void BindInt(const char* name, int64_t value);
   // Binds `size` bytes at `data` as a blob (copied).
   void BindBlob(int index, const void* data, size_t size);
 

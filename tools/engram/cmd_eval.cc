@@ -34,6 +34,13 @@ Result<FusionWeights> ParseWeights(const std::string& text) {
   return w;
 }
 
+// The knowledge-update figures by name, in reporting order.
+std::vector<std::pair<std::string, double (*)(const EvalUpdateFigures&)>> UpdateFigureRows() {
+  return {{"current@1", [](const EvalUpdateFigures& u) { return u.current_at_1; }},
+          {"stale-above@10", [](const EvalUpdateFigures& u) { return u.stale_above_at_10; }},
+          {"both@10", [](const EvalUpdateFigures& u) { return u.both_at_10; }}};
+}
+
 void PrintTable(std::ostream& out, const EvalReport& r) {
   out << "dataset " << r.dataset << ": " << r.documents << " documents (" << r.facts << " facts";
   if (r.skipped_documents > 0) out << ", " << r.skipped_documents << " empty rows skipped";
@@ -67,6 +74,19 @@ void PrintTable(std::ostream& out, const EvalReport& r) {
       out << std::setw(12) << d.str();
     }
     out << "\n";
+  }
+  if (!r.modes.empty() && r.modes[0].updates) {
+    const EvalUpdateFigures& u = *r.modes[0].updates;
+    out << "\nknowledge updates: " << u.update_queries << " queries with superseded facts, "
+        << u.pair_queries << " with two or more relevant facts and none superseded\n";
+    for (const auto& [name, figure] : UpdateFigureRows()) {
+      out << std::left << std::setw(15) << name << std::right;
+      for (const auto& m : r.modes) {
+        out << std::setw(static_cast<int>(std::max<size_t>(10, m.name.size())))
+            << (m.updates ? figure(*m.updates) : 0.0) << " ";
+      }
+      out << "\n";
+    }
   }
   out << std::setprecision(2) << "\nquery time:";
   for (const auto& m : r.modes) {
@@ -183,6 +203,11 @@ void RegisterEval(CLI::App& app, Cli& cli) {
       nlohmann::json per_query = nlohmann::json::object();
       for (const auto& m : report->modes) {
         results[m.name] = m.metrics;
+        if (m.updates) {
+          for (const auto& [name, figure] : UpdateFigureRows()) {
+            results[m.name][name] = figure(*m.updates);
+          }
+        }
         nlohmann::json& ndcg = per_query[m.name] = nlohmann::json::object();
         for (const auto& [qid, metrics] : m.per_query) ndcg[qid] = metrics.at("nDCG@10");
       }

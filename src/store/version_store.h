@@ -1,0 +1,45 @@
+// VersionStore: the version links of the store (schema 6, fact_versions).
+// A link says that fact `newer` is likely a later version of fact `older`:
+// both of one scope, `newer` created later and close to `older` in
+// embedding space (found when a fact is written), or `newer` replaced
+// `older` by an explicit update. Search ranks a newer version above an
+// older one it finds (docs/ARCHITECTURE.md, "Facts that change"). Links go
+// with either of their facts.
+//
+// Thread-safety: none; it works on the connection it is given, which its
+// owner serialises. Put must run inside FactStore::Transact().
+#ifndef ENGRAM_SRC_STORE_VERSION_STORE_H_
+#define ENGRAM_SRC_STORE_VERSION_STORE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "engram/status.h"
+#include "src/store/sqlite_db.h"
+
+namespace engram {
+
+struct VersionLink {
+  int64_t older_rowid = 0;
+  int64_t newer_rowid = 0;
+  double cosine = 0.0;  // between the two facts' vectors; 1 for an explicit update
+};
+
+class VersionStore {
+ public:
+  explicit VersionStore(SqliteDb* db) : db_(db) {}
+
+  // Stores `link`, or keeps the existing link of the same pair.
+  Status Put(const VersionLink& link);
+  // The links whose older fact is one of `rowids`, by older then newer rowid.
+  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids);
+  // Every link of the store (tests, diagnostics).
+  Result<std::vector<VersionLink>> All();
+
+ private:
+  SqliteDb* db_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_VERSION_STORE_H_
