@@ -78,8 +78,8 @@ struct EvalModeResult {
   std::map<std::string, std::vector<EvalRankedDoc>> run;  // query id -> ranking
   double seconds = 0.0;                                   // wall time of the queries
   bool hyde = false;                                      // HyDE was on for this run
-  size_t hypotheses = 0;      // queries that got a hypothesis (HyDE runs)
-  size_t hyde_fallbacks = 0;  // queries where HyDE fell back (HyDE runs)
+  size_t hypotheses = 0;                     // queries that got a hypothesis (HyDE runs)
+  size_t hyde_fallbacks = 0;                 // queries where HyDE fell back (HyDE runs)
   std::optional<EvalUpdateFigures> updates;  // when the dataset has qrels/stale.tsv
 };
 

@@ -42,7 +42,7 @@ struct Fact {
   // never.
   Timestamp expires_at = 0;
 
-  bool superseded() const { return !superseded_by.empty(); }
+  bool IsSuperseded() const { return !superseded_by.empty(); }
   // Neither superseded nor expired at `now`.
   bool CurrentAt(Timestamp now) const {
     return superseded_by.empty() && (expires_at == 0 || expires_at > now);

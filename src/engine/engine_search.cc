@@ -54,8 +54,9 @@ struct Gathered {
 // A candidate that did not come from the lexical search: no BM25 score, no
 // matched terms.
 Gathered FromRankInput(RankInput&& r) {
-  return Gathered{r.rowid,        std::move(r.id), std::move(r.scope), std::nullopt, std::nullopt,
-                  r.access_count, r.last_accessed, {},                 r.created_at};
+  return Gathered{r.rowid,      std::move(r.id), std::move(r.scope), std::nullopt,
+                  std::nullopt, r.access_count,  r.last_accessed,    {},
+                  r.created_at};
 }
 
 // Rounds of links followed from the candidates: A -> B -> C brings in C
@@ -252,9 +253,9 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
         std::unordered_map<int64_t, size_t> by_rowid;
         if (UsesLexical(options.mode)) {
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25,
-                                                visibility));
+          ENGRAM_ASSIGN_OR_RETURN(
+              std::vector<LexicalHit> hits,
+              SearchLexical(store.db(), lexical_query, scopes, opts->bm25, visibility));
           for (LexicalHit& h : hits) {
             by_rowid[h.rowid] = gathered.size();
             gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
@@ -308,8 +309,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         if (options.mode == FusionMode::kTemporal ||
             (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
           response.temporal_fallback = options.mode != FusionMode::kTemporal;
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all,
-                                  store.RankInputs(scopes, visibility));
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(scopes, visibility));
           gathered.clear();
           for (RankInput& r : all) {
             gathered.push_back(FromRankInput(std::move(r)));
@@ -338,7 +338,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           std::vector<Timestamp> created_at;
           created_at.reserve(gathered.size());
           for (const Gathered& g : gathered) created_at.push_back(g.created_at);
-          lifts = OrderNewerFirst(created_at, edges, &fused);
+          lifts = OrderNewerFirst(created_at, edges, opts->versions.lift_min_share,
+                                  opts->versions.max_successors, &fused);
         }
         fused.ranked.resize(std::min(options.k, fused.ranked.size()));
         std::vector<int64_t> rowids;

@@ -34,7 +34,8 @@ void EngineImpl::LinkVersions(const EngineOptions& options,
     std::vector<std::string> scopes;
     {
       std::lock_guard lock(mutex_);
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found, store_->RankInputsOf(rowids, everything));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
+                              store_->RankInputsOf(rowids, everything));
       for (RankInput& r : found) {
         if (std::find(scopes.begin(), scopes.end(), r.scope) == scopes.end()) {
           scopes.push_back(r.scope);
@@ -60,10 +61,9 @@ void EngineImpl::LinkVersions(const EngineOptions& options,
       for (const EmbeddedFact& e : embedded) {
         const auto it = facts.find(e.rowid);
         if (it == facts.end()) continue;
-        ENGRAM_ASSIGN_OR_RETURN(
-            std::vector<VectorHit> hits,
-            view.Search(e.vector, {it->second.scope}, versions.link_max + 1,
-                        versions.link_min_cosine, {}, &unused));
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorHit> hits,
+                                view.Search(e.vector, {it->second.scope}, versions.link_max + 1,
+                                            versions.link_min_cosine, {}, &unused));
         size_t kept = 0;
         for (const VectorHit& h : hits) {
           if (h.fact_rowid == e.rowid || kept == versions.link_max) continue;

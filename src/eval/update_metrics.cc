@@ -23,10 +23,10 @@ EvalUpdateFigures ComputeUpdateFigures(const EvalRun& run, const Qrels& qrels, c
   size_t current_first = 0;
   size_t stale_above = 0;
   size_t both = 0;
-  static const std::vector<ScoredDoc> kNone;
+  const std::vector<ScoredDoc> no_results;
   for (const auto& [query, judgments] : qrels) {
     const auto ranked_it = run.find(query);
-    const std::vector<ScoredDoc>& ranked = ranked_it == run.end() ? kNone : ranked_it->second;
+    const std::vector<ScoredDoc>& ranked = ranked_it == run.end() ? no_results : ranked_it->second;
     const size_t depth = std::min(kDepth, ranked.size());
     const auto stale_it = stale.find(query);
     const Judgments* stale_docs =

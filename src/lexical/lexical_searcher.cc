@@ -96,7 +96,8 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db->Prepare("SELECT f.rowid, f.id, engram_tf(facts_fts), f.content_terms, f.tags_terms, "
-                  "f.access_count, f.last_accessed, f.scope, f.created_at FROM facts_fts CROSS JOIN facts f "
+                  "f.access_count, f.last_accessed, f.scope, f.created_at FROM facts_fts CROSS "
+                  "JOIN facts f "
                   "ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
                   Placeholders(scopes.size()) + ")" + visibility.Condition("f")));
   s.BindText(1, FtsMatchExpression(query.terms, options.tag_boost <= 0 ? "content" : ""));

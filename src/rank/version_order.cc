@@ -6,8 +6,8 @@
 namespace engram {
 
 std::vector<VersionLift> OrderNewerFirst(const std::vector<Timestamp>& created_at,
-                                         const std::vector<VersionEdge>& edges,
-                                         FusionResult* result) {
+                                         const std::vector<VersionEdge>& edges, double min_share,
+                                         size_t max_successors, FusionResult* result) {
   std::vector<FusedCandidate>& ranked = result->ranked;
   const size_t n = created_at.size();
   // Position of each candidate in the fused order, and its score.
@@ -17,11 +17,26 @@ std::vector<VersionLift> OrderNewerFirst(const std::vector<Timestamp>& created_a
     position[ranked[p].index] = p;
     score[ranked[p].index] = ranked[p].score;
   }
-  std::vector<std::vector<size_t>> older_of(n);
+  // Each older fact passes its score on to at most `max_successors` of its
+  // newer versions, the best scoring first (the newest on a tie), so
+  // versions that merely look alike do not all crowd in above it.
+  std::vector<std::vector<size_t>> newer_of(n);
   for (const VersionEdge& e : edges) {
     if (e.older >= n || e.newer >= n || position[e.older] == n || position[e.newer] == n) continue;
     if (created_at[e.newer] <= created_at[e.older]) continue;
-    older_of[e.newer].push_back(e.older);
+    newer_of[e.older].push_back(e.newer);
+  }
+  std::vector<std::vector<size_t>> older_of(n);
+  for (size_t o = 0; o < n; ++o) {
+    std::vector<size_t>& newer = newer_of[o];
+    std::sort(newer.begin(), newer.end(), [&](size_t a, size_t b) {
+      if (score[a] != score[b]) return score[a] > score[b];
+      if (created_at[a] != created_at[b]) return created_at[a] > created_at[b];
+      return position[a] < position[b];
+    });
+    newer.erase(std::unique(newer.begin(), newer.end()), newer.end());
+    if (newer.size() > max_successors) newer.resize(max_successors);
+    for (size_t c : newer) older_of[c].push_back(o);
   }
   // Oldest first, so a score climbs a chain to its newest fact.
   std::vector<size_t> by_age(n);
@@ -35,6 +50,7 @@ std::vector<VersionLift> OrderNewerFirst(const std::vector<Timestamp>& created_a
   std::vector<size_t> generation(n, 0);
   for (size_t c : by_age) {
     for (size_t o : older_of[c]) {
+      if (score[c] < min_share * effective[o]) continue;  // not about what the query asks
       if (effective[o] > effective[c] ||
           (effective[o] == effective[c] && generation[o] + 1 > generation[c])) {
         effective[c] = effective[o];

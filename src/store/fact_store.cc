@@ -68,7 +68,7 @@ std::string FactVisibility::Condition(std::string_view alias) const {
 }
 
 bool FactVisibility::Sees(const Fact& fact) const {
-  return (include_superseded || !fact.superseded()) &&
+  return (include_superseded || !fact.IsSuperseded()) &&
          (include_expired || fact.expires_at == 0 || fact.expires_at > now);
 }
 
@@ -213,7 +213,7 @@ Status FactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags
 }
 
 Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::string>& scopes,
-                                                    const FactVisibility& visibility) {
+                                                     const FactVisibility& visibility) {
   const auto sc = ScopesOrDefault(scopes);
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -231,11 +231,10 @@ Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::stri
 }
 
 Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t>& rowids,
-                                                      const FactVisibility& visibility) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare(std::string("SELECT ") + kRankColumns + " FROM facts WHERE rowid = ?1" +
-                   visibility.Condition("facts")));
+                                                       const FactVisibility& visibility) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(std::string("SELECT ") + kRankColumns +
+                                                          " FROM facts WHERE rowid = ?1" +
+                                                          visibility.Condition("facts")));
   std::vector<RankInput> out;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
@@ -423,10 +422,9 @@ Status FactStore::SetSuperseded(int64_t rowid, const std::string& by_id, Timesta
 Result<int64_t> FactStore::MoveSupersession(const std::string& scope, const std::string& from_id,
                                             const std::string& to_id) {
   ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("UPDATE facts SET superseded_by = ?1, "
-                   "valid_until = CASE WHEN ?1 = '' THEN 0 ELSE valid_until END "
-                   "WHERE scope = ?2 AND superseded_by = ?3"));
+      SqliteStatement s, db_->Prepare("UPDATE facts SET superseded_by = ?1, "
+                                      "valid_until = CASE WHEN ?1 = '' THEN 0 ELSE valid_until END "
+                                      "WHERE scope = ?2 AND superseded_by = ?3"));
   s.BindText(1, to_id);
   s.BindText(2, scope);
   s.BindText(3, from_id);

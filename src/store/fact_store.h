@@ -128,8 +128,7 @@ class FactStore {
   Status RebuildLexicalIndex(const TermCounter& count);
 
   Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix);
-  Result<std::vector<Fact>> List(const ListOptions& options,
-                                 const FactVisibility& visibility = {});
+  Result<std::vector<Fact>> List(const ListOptions& options, const FactVisibility& visibility = {});
   Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids);
 
   // Deletions; each returns the number of facts removed. Run inside Transact().
