@@ -62,7 +62,8 @@ TEST(VersionOrderTest, AnOlderFactLiftsOnlyItsBestNewerVersionsUpToTheLimit) {
   EXPECT_EQ(Order(r), (std::vector<size_t>{2, 0, 3, 1}));
   FusionResult two = Ranked({0.9, 0.1, 0.3, 0.2});
   OrderNewerFirst({1, 2, 3, 4}, {{0, 1}, {0, 2}, {0, 3}}, 0.0, 2, &two);
-  EXPECT_EQ(Order(two), (std::vector<size_t>{3, 2, 0, 1}));
+  // Two successors: both above 0, the better scoring of them first.
+  EXPECT_EQ(Order(two), (std::vector<size_t>{2, 3, 0, 1}));
 }
 
 TEST(VersionOrderTest, LinksBetweenFactsOfOneInstantOrPointingBackAreIgnored) {
