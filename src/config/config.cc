@@ -164,6 +164,9 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_SECRET_KEY("server.token", server.token,
                         "bearer token every request to `engram serve` must carry; set it in the "
                         "file or ENGRAM_SERVER_TOKEN, never shown; default none"),
+      ENGRAM_STRING_KEY("server.allowed_origins", server.allowed_origins,
+                        "browser origins allowed besides loopback pages, comma-separated; "
+                        "default none"),
       ENGRAM_INT_KEY("server.threads", server.threads, 1, 1024,
                      "threads serving connections; each open keep-alive connection holds one; "
                      "default 64"),

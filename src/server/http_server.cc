@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "src/server/api_json.h"
+#include "src/server/request_guard.h"
 
 namespace engram {
 namespace {
@@ -173,6 +174,18 @@ void HttpServer::Route() {
   // The token check comes before routing, so an unknown path tells an
   // unauthenticated caller nothing either.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // Where the request comes from before who sends it: a page the user
+    // visits must not reach the memory even with a token in hand.
+    RequestGuardOptions guard{options_.host, SplitOriginList(options_.allowed_origins)};
+    for (const auto& refusal :
+         {CheckHost(req.get_header_value("Host"), guard),
+          CheckOrigin(req.get_header_value("Origin"), guard),
+          CheckContentType(req.method, req.get_header_value("Content-Type"))}) {
+      if (refusal) {
+        SendError(res, refusal->http_status, refusal->code, refusal->message);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
     if (!options_.token.empty()) {
       if (Refused(req, res)) return httplib::Server::HandlerResponse::Handled;
     }

@@ -196,7 +196,9 @@ TEST_F(HttpServerTest, UnknownRoutesAndWrongMethodsAnswerJson) {
   EXPECT_EQ(r.status, 405);
   EXPECT_NE(ErrorMessage(r).find("GET, DELETE"), std::string::npos);
   const std::string bare = RawExchange(
-      store_.server().port(), "POST /v1/reload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      store_.server().port(),
+      "POST /v1/reload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Connection: close\r\n\r\n");
   EXPECT_EQ(bare.rfind("HTTP/1.1 400", 0), 0u) << bare;
   EXPECT_NE(bare.find("needs a Content-Length"), std::string::npos) << bare;
 }
@@ -230,7 +232,7 @@ TEST(HttpServerLimitsTest, ChunkedCompressedAndDeeplyNestedBodiesAreRefused) {
   // front. Sent whole on a raw socket, since the server answers before it
   // reads the body.
   const std::string chunked =
-      "POST /v1/facts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "POST /v1/facts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
       "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
       "11\r\n{\"content\": \"ab\"}\r\n0\r\n\r\n";
   const std::string answer = RawExchange(store.server().port(), chunked);

@@ -44,6 +44,10 @@ struct ServerOptions {
   int read_timeout_ms = 10000;
   // Time an idle keep-alive connection stays open, in ms; default 5000.
   int keep_alive_timeout_ms = 5000;
+  // Browser origins allowed to call the API besides loopback pages,
+  // comma-separated, exactly as sent ("https://app.example.com"); default
+  // none. Requests from any other Origin get 403 (src/server/request_guard.h).
+  std::string allowed_origins;
   RequestLimits limits;
 };
 
