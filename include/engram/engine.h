@@ -46,10 +46,16 @@ struct HydeReport {
 
 struct SearchResponse {
   std::vector<SearchHit> hits;
-  std::vector<std::string> query_terms;     // analysed terms of the query
-  std::string language;                     // language detected for the query
-  size_t candidates = 0;                    // facts scored before the cut to k
-  bool temporal_fallback = false;           // no lexical candidate: ranked by time
+  std::vector<std::string> query_terms;  // analysed terms of the query
+  std::string language;                  // language detected for the query
+  size_t candidates = 0;                 // facts scored before the cut to k
+  // Nothing matched the query (no term, no vector above the floor); hits
+  // is then empty unless the recency fallback is on.
+  bool no_match = false;
+  // The hits are the scope's most recent facts, not matches
+  // (FusionOptions::temporal_fallback).
+  bool temporal_fallback = false;
+  size_t below_min_score = 0;               // blended hits dropped by FusionOptions::min_score
   std::vector<std::string> missing_scopes;  // searched scopes that hold no fact
   bool semantic = false;                    // the query was embedded and vectors searched
   size_t vector_candidates = 0;             // candidates found by the vector search

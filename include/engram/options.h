@@ -65,9 +65,16 @@ struct FusionOptions {
   // k of reciprocal rank fusion: score = sum over rankings of 1 / (k + rank).
   // Default 60; range [1, 1000].
   double rrf_k = 60.0;
-  // When the query yields no lexical candidates, fall back to ranking every
-  // fact of the scope by temporal score. Default true (the seed's behaviour).
-  bool temporal_fallback = true;
+  // When a blended or rrf search finds no candidate at all (no query term
+  // matched, no vector above the floor), answer with the scope's facts by
+  // recency instead of nothing; the response says they are recent facts,
+  // not matches (SearchResponse::temporal_fallback). Default false: an
+  // agent shown unrelated facts as results takes them for answers.
+  bool temporal_fallback = false;
+  // Blended results scoring below this are dropped (scores are in [0, 1]).
+  // Default 0: none dropped. Raise it to keep weak matches away from a
+  // model that trusts whatever it is given; other modes ignore it.
+  double min_score = 0.0;
 };
 
 // The semantic signal and its index (DESIGN §4, §6).

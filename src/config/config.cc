@@ -206,13 +206,16 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_DOUBLE_KEY("fusion.rrf_k", engine.fusion.rrf_k, 1, 1000,
                         "k of reciprocal rank fusion (mode rrf); default 60"),
       {"fusion.temporal_fallback", KeyType::kBool, 0, 0,
-       "rank by recency when nothing matches; default true",
+       "answer with the most recent facts, labelled as not matches, when nothing matches; "
+       "default false",
        [](const ResolvedConfig& c) {
          return std::string(c.engine.fusion.temporal_fallback ? "true" : "false");
        },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.fusion.temporal_fallback = v == "true";
        }},
+      ENGRAM_DOUBLE_KEY("fusion.min_score", engine.fusion.min_score, 0, 1,
+                        "blended results scoring below this are dropped; default 0 (none)"),
       ENGRAM_DOUBLE_KEY("vector.min_cosine", engine.vector.min_cosine, -1, 1,
                         "cosine floor of vector candidates; default per provider, 0.25"),
       {"vector.top_k", KeyType::kInt, 0, 10000, "vector hits added to the candidates; default 12",

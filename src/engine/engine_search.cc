@@ -306,6 +306,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         }
         const bool fallback_mode =
             options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
+        response.no_match = gathered.empty() && options.mode != FusionMode::kTemporal;
         if (options.mode == FusionMode::kTemporal ||
             (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
           response.temporal_fallback = options.mode != FusionMode::kTemporal;
@@ -340,6 +341,15 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           for (const Gathered& g : gathered) created_at.push_back(g.created_at);
           lifts = OrderNewerFirst(created_at, edges, opts->versions.lift_min_share,
                                   opts->versions.max_successors, &fused);
+        }
+        if (options.mode == FusionMode::kBlended && !response.temporal_fallback &&
+            fusion.min_score > 0) {
+          const auto weak =
+              std::find_if(fused.ranked.begin(), fused.ranked.end(),
+                           [&](const FusedCandidate& c) { return c.score < fusion.min_score; });
+          response.below_min_score = static_cast<size_t>(fused.ranked.end() - weak);
+          fused.ranked.erase(weak, fused.ranked.end());
+          lifts.resize(std::min(lifts.size(), fused.ranked.size()));
         }
         fused.ranked.resize(std::min(options.k, fused.ranked.size()));
         std::vector<int64_t> rowids;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "src/lexical/fts5_engram.h"
 #include "src/store/sqlite_db.h"
 #include "tests/test_util.h"
@@ -18,11 +20,13 @@ class EngineTest : public ::testing::Test {
  protected:
   void SetUp() override { Reopen(); }
 
-  void Reopen() {
+  // Opens the engine again, with `tweak` applied to its options.
+  void Reopen(const std::function<void(EngineOptions&)>& tweak = {}) {
     engine_.reset();
     EngineOptions o;
     o.db_path = dir_.File("memory.db");
     o.clock = clock_;
+    if (tweak) tweak(o);
     auto engine = Engine::Open(o);
     ASSERT_TRUE(engine.ok()) << engine.status().ToString();
     engine_ = std::move(*engine);
@@ -97,7 +101,53 @@ TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
   EXPECT_EQ(got[0], "editor vscode keys");
 }
 
-TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnly) {
+TEST_F(EngineTest, NoMatchAnswersNothingAndSaysSo) {
+  Add("the staging database listens on port 5433");
+  SearchOptions o;
+  o.record_access = false;
+  auto r = engine_->Search("zebra quantum", o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->no_match);
+  EXPECT_FALSE(r->temporal_fallback);
+  EXPECT_TRUE(r->hits.empty());
+  auto matched = engine_->Search("staging port", o);
+  ASSERT_TRUE(matched.ok());
+  EXPECT_FALSE(matched->no_match);
+  EXPECT_EQ(matched->hits.size(), 1u);
+}
+
+TEST_F(EngineTest, ALoneExactMatchScoresHigh) {
+  Add("Deploys are frozen on Fridays", {}, kNow - 400 * kDay);
+  SearchOptions o;
+  o.record_access = false;
+  auto r = engine_->Search("Deploys are frozen on Fridays", o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_GE(r->hits[0].score, 0.5);
+  // Two facts matching alike: both keep a full lexical value, not 0.
+  Add("frozen deploys on Fridays", {}, kNow - 400 * kDay);
+  o.explain = true;
+  auto two = engine_->Search("frozen", o);
+  ASSERT_TRUE(two.ok());
+  ASSERT_EQ(two->hits.size(), 2u);
+  for (const SearchHit& h : two->hits) EXPECT_GE(h.score, 0.5) << h.fact.content;
+}
+
+TEST_F(EngineTest, MinScoreDropsWeakBlendedHitsAndCountsThem) {
+  Add("postgres listens on port 5433 in staging");
+  Add("the cafeteria closes at three");
+  Reopen([](EngineOptions& o) { o.fusion.min_score = 0.5; });
+  SearchOptions o;
+  o.record_access = false;
+  auto r = engine_->Search("which port does postgres use in the cafeteria", o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_EQ(r->hits[0].fact.content, "postgres listens on port 5433 in staging");
+  EXPECT_EQ(r->below_min_score, 1u);
+}
+
+TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnlyWhenAsked) {
+  Reopen([](EngineOptions& o) { o.fusion.temporal_fallback = true; });
   Add("old fact", {}, kNow - 100 * kDay);
   Add("new fact", {}, kNow - 1 * kDay);
   SearchOptions o;
@@ -105,6 +155,7 @@ TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnly) {
   auto r = engine_->Search("zebra quantum", o);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->temporal_fallback);
+  EXPECT_TRUE(r->no_match);
   ASSERT_EQ(r->hits.size(), 2u);
   EXPECT_EQ(r->hits[0].fact.content, "new fact");
   EXPECT_TRUE(Contents("zebra quantum", FusionMode::kLexical).empty());

@@ -8,13 +8,19 @@ namespace {
 
 constexpr double kMinSpread = 1e-12;
 
+// A signal on its own absolute terms: a BM25 match is a full match, a
+// cosine its value clamped to [0, 1].
+double LexicalOnOwn(double bm25) { return bm25 > 0 ? 1.0 : 0.0; }
+double SemanticOnOwn(double cosine) { return std::clamp(cosine, 0.0, 1.0); }
+
 // Min-max normalisation of an optional signal over the candidates. An absent
 // value counts as `absent` when given (BM25 of a fact that matched no term
 // is 0), and otherwise takes no part and normalises to 0, the minimum (a
-// fact without a vector has no cosine).
+// fact without a vector has no cosine). With no spread (one candidate, or
+// equal values) a present value normalises to `on_own` of itself.
 void MinMax(const std::vector<FusionCandidate>& in, std::optional<double> FusionCandidate::*field,
-            std::optional<double> absent, SignalValue FusedCandidate::*out,
-            std::vector<FusedCandidate>* fused) {
+            std::optional<double> absent, double (*on_own)(double),
+            SignalValue FusedCandidate::*out, std::vector<FusedCandidate>* fused) {
   double lo = std::numeric_limits<double>::infinity();
   double hi = -lo;
   for (const auto& c : in) {
@@ -28,8 +34,14 @@ void MinMax(const std::vector<FusionCandidate>& in, std::optional<double> Fusion
     SignalValue& s = (*fused)[i].*out;
     s.present = (in[i].*field).has_value();
     s.raw = (in[i].*field).value_or(absent.value_or(0.0));
-    s.normalized = s.present && spread > kMinSpread ? (s.raw - lo) / spread : 0.0;
-    if (!s.present && absent && spread > kMinSpread) s.normalized = (*absent - lo) / spread;
+    if (spread > kMinSpread) {
+      s.normalized = s.present ? (s.raw - lo) / spread : 0.0;
+      if (!s.present && absent) s.normalized = (*absent - lo) / spread;
+    } else {
+      // A lone candidate, or all alike: no range to place it in, so it
+      // keeps its own absolute value (a match is a match).
+      s.normalized = s.present ? on_own(s.raw) : 0.0;
+    }
   }
 }
 
@@ -85,8 +97,10 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
     has_lexical |= candidates[i].lexical.has_value();
     temporal_max = std::max(temporal_max, candidates[i].temporal);
   }
-  MinMax(candidates, &FusionCandidate::lexical, 0.0, &FusedCandidate::lexical, &fused);
-  MinMax(candidates, &FusionCandidate::semantic, std::nullopt, &FusedCandidate::semantic, &fused);
+  MinMax(candidates, &FusionCandidate::lexical, 0.0, &LexicalOnOwn, &FusedCandidate::lexical,
+         &fused);
+  MinMax(candidates, &FusionCandidate::semantic, std::nullopt, &SemanticOnOwn,
+         &FusedCandidate::semantic, &fused);
   const double temporal_scale = std::max(1.0, temporal_max);
   for (size_t i = 0; i < candidates.size(); ++i) {
     fused[i].temporal =

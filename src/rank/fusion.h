@@ -1,9 +1,12 @@
 // Fusion: one score per candidate from its signals (DESIGN §4). Pure.
 //
 // blended: lexical and semantic are min-max normalised over the candidates
-//   (a spread <= 1e-12 normalises to 0; a candidate without a lexical match
-//   counts as BM25 0, one without a vector takes no part in the semantic
-//   range and normalises to 0); temporal is scaled on its own absolute scale,
+//   (a candidate without a lexical match counts as BM25 0, one without a
+//   vector takes no part in the semantic range and normalises to 0); with
+//   no spread (<= 1e-12: a lone candidate, or equal values) a value keeps
+//   its own absolute terms instead: a BM25 match normalises to 1, a cosine
+//   to itself clamped to [0, 1], so an exact match in a one-fact scope
+//   scores high, not 0; temporal is scaled on its own absolute scale,
 //   raw / max(1, largest raw among candidates), so uniformly old facts add ~0
 //   instead of min-max noise. final = sum of weight x normalised value, the
 //   weights being those of the signals present, renormalised to sum to 1.

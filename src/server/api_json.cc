@@ -33,6 +33,10 @@ json SearchResponseToJson(const std::string& query, FusionMode mode, const Searc
                         {"lexical", e.weights.lexical},
                         {"temporal", e.weights.temporal}};
       hit["matched_terms"] = e.matched_terms;
+      if (!e.newer_version_of.empty()) {
+        hit["newer_version_of"] = e.newer_version_of;
+        hit["own_score"] = e.own_score;
+      }
     }
     hits.push_back(std::move(hit));
   }
@@ -43,11 +47,27 @@ json SearchResponseToJson(const std::string& query, FusionMode mode, const Searc
           {"candidates", response.candidates},
           {"semantic", response.semantic},
           {"vector_candidates", response.vector_candidates},
+          {"no_match", response.no_match},
           {"temporal_fallback", response.temporal_fallback},
+          {"below_min_score", response.below_min_score},
+          {"note", SearchResultNote(response)},
           {"hyde", HydeJson(response.hyde)},
           {"missing_scopes", response.missing_scopes},
           {"warnings", response.warnings},
           {"hits", std::move(hits)}};
+}
+
+std::string SearchResultNote(const SearchResponse& response) {
+  if (response.temporal_fallback) {
+    return "No fact matches the query. These are the most recent facts of the scope, not "
+           "matches.";
+  }
+  if (response.no_match) return "No fact matches the query.";
+  if (response.hits.empty() && response.below_min_score > 0) {
+    return "No fact matches the query well enough: " + std::to_string(response.below_min_score) +
+           " weak match(es) scored below fusion.min_score.";
+  }
+  return "";
 }
 
 json StoreStatsToJson(const StoreStats& stats) {

@@ -15,11 +15,18 @@
 namespace engram {
 
 // {query, mode, language, terms, candidates, semantic, vector_candidates,
-// temporal_fallback, hyde, warnings, missing_scopes, hits: [{score, fact,
-// signals?, weights?, matched_terms?}]}. The per-hit explanation is
-// included when `explain`.
+// no_match, temporal_fallback, below_min_score, note, hyde, warnings,
+// missing_scopes, hits: [{score, fact, signals?, weights?, matched_terms?,
+// newer_version_of?, own_score?}]}. The per-hit explanation is included
+// when `explain`.
 nlohmann::json SearchResponseToJson(const std::string& query, FusionMode mode,
                                     const SearchResponse& response, bool explain);
+
+// What a reader must know before taking the hits for answers, in one
+// sentence: nothing matched, or the hits are recent facts and not matches,
+// or every match was too weak. Empty for an ordinary answer. Every surface
+// (CLI, HTTP, MCP) shows it.
+std::string SearchResultNote(const SearchResponse& response);
 
 // {facts, scopes: {name: count}, schema_version, embedding: {provider,
 // model, dimension, vectors, missing_vectors} or null, spaces: [...]}.

@@ -139,8 +139,9 @@ Result<json> CallMcpTool(MemoryApi* api, const std::string& name, const json& ar
 std::string McpToolText(const std::string& name, const json& answer) {
   if (name == "memory_search") {
     const json& hits = answer["hits"];
-    if (hits.empty()) return "No facts found.";
-    std::string text;
+    const std::string note = answer.value("note", std::string());
+    if (hits.empty()) return note.empty() ? "No facts found." : note;
+    std::string text = note.empty() ? "" : note + "\n";
     for (const json& h : hits) text += FactLine(h["fact"], &h["score"]) + "\n";
     return text;
   }

@@ -133,10 +133,13 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       cli.out() << (response->temporal_fallback ? ", no term matched: ranked by recency" : "")
                 << "\n";
     }
+    const std::string note = SearchResultNote(*response);
     if (response->hits.empty()) {
-      cli.err() << "no facts found\n";
+      cli.err() << (note.empty() ? "no facts found" : note) << "\n";
       return kExitOk;
     }
+    // On stdout, before the hits: whoever reads them must see it.
+    if (!note.empty()) cli.out() << note << "\n";
     size_t rank = 0;
     for (const SearchHit& h : response->hits) {
       cli.out() << std::right << std::setw(2) << ++rank << ". " << Fixed(h.score) << "  ";
