@@ -90,7 +90,7 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   EXPECT_EQ(r["id"], mcp.last_id()) << "the notification got no answer: " << r;
 
   r = mcp.Request("tools/list", json::object());
-  ASSERT_EQ(r["result"]["tools"].size(), 4u) << r;
+  ASSERT_EQ(r["result"]["tools"].size(), 5u) << r;
   for (const json& tool : r["result"]["tools"]) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object") << tool["name"];
   }
@@ -118,6 +118,25 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   EXPECT_EQ(r["result"]["structuredContent"]["forgotten"], 1) << r;
   r = ToolCall(mcp, "memory_list", json::object());
   EXPECT_EQ(r["result"]["structuredContent"]["count"], 2) << r;
+
+  // An update: the new version is what a search returns; the old one is
+  // kept, out of search and list, and comes back when asked for.
+  r = ToolCall(mcp, "memory_search", {{"query", "when are production deploys frozen"}, {"k", 1}});
+  const std::string frozen = r["result"]["structuredContent"]["hits"][0]["fact"]["id"];
+  r = ToolCall(mcp, "memory_update",
+               {{"id", frozen}, {"content", "Production deploys are frozen on Thursdays"}});
+  ASSERT_EQ(r["result"]["isError"], false) << r;
+  EXPECT_EQ(r["result"]["structuredContent"]["superseded"]["id"], frozen);
+  r = ToolCall(mcp, "memory_search", {{"query", "when are production deploys frozen"}, {"k", 5}});
+  for (const json& h : r["result"]["structuredContent"]["hits"]) {
+    EXPECT_NE(h["fact"]["id"], frozen) << "a replaced fact is not returned: " << r;
+  }
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("Thursdays"),
+            std::string::npos);
+  r = ToolCall(mcp, "memory_list", {{"include_superseded", true}});
+  EXPECT_EQ(r["result"]["structuredContent"]["count"], 3) << r;
+  r = ToolCall(mcp, "memory_list", json::object());
+  EXPECT_EQ(r["result"]["structuredContent"]["count"], 2) << r;
   EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
 
   // What the MCP server stored is in the store every command reads.
@@ -125,6 +144,35 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find("frozen on Fridays"), std::string::npos) << listed.out;
   EXPECT_EQ(listed.out.find("port 5433"), std::string::npos) << "forgotten";
+}
+
+// The model reads the tool's text content and nothing else: a search that
+// matched nothing says so there, and so does the recency fallback.
+TEST(McpCliTest, NoMatchAndTheRecencyFallbackAreSaidInTheText) {
+  for (const bool fallback : {false, true}) {
+    testing::CliRunner runner;
+    runner.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
+    if (fallback) runner.SetEnv("ENGRAM_FUSION_TEMPORAL_FALLBACK", "true");
+    McpClient mcp(runner);
+    json r =
+        ToolCall(mcp, "memory_add", {{"content", "The staging database listens on port 5433"}});
+    ASSERT_EQ(r["result"]["isError"], false) << r;
+    r = ToolCall(mcp, "memory_search", {{"query", "zebra quantum xylophone"}});
+    ASSERT_EQ(r["result"]["isError"], false) << r;
+    const std::string text = r["result"]["content"][0]["text"];
+    EXPECT_EQ(text.rfind("No fact matches the query.", 0), 0u) << text;
+    EXPECT_TRUE(r["result"]["structuredContent"]["no_match"].get<bool>());
+    if (fallback) {
+      EXPECT_NE(text.find("most recent facts of the scope, not matches"), std::string::npos)
+          << text;
+      EXPECT_NE(text.find("port 5433"), std::string::npos) << text;
+      EXPECT_TRUE(r["result"]["structuredContent"]["temporal_fallback"].get<bool>());
+    } else {
+      EXPECT_EQ(text.find("port 5433"), std::string::npos) << text;
+      EXPECT_TRUE(r["result"]["structuredContent"]["hits"].empty());
+    }
+    EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
+  }
 }
 
 TEST(McpCliTest, BadMessagesGetErrorObjectsAndTheServerKeepsRunning) {

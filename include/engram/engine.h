@@ -69,6 +69,9 @@ struct SearchResponse {
 struct AddOutcome {
   Fact fact;
   bool created = false;  // false: merged into an existing fact
+  // On a merge: the fields besides tags that the new values changed
+  // ("kind", "source", "confidence", "metadata", "expires_at").
+  std::vector<std::string> updated_fields;
   // The fact is stored but could not be embedded (it will be by backfill).
   std::vector<std::string> warnings;
 };
@@ -117,12 +120,40 @@ struct ListOptions {
   bool include_superseded = false;  // also list replaced facts
 };
 
-// What to forget; exactly one of ids, tag or whole_scope.
+// What becomes of the older versions of a current fact that is forgotten
+// (docs/ARCHITECTURE.md, "Facts that change"): forgetting never silently
+// brings an older version back, nor silently deletes it.
+enum class ForgetHistory {
+  kRefuse,   // FailedPrecondition naming the older versions (the default)
+  kRestore,  // the newest older version becomes current again
+  kDelete,   // the older versions are forgotten too
+};
+
+// What to forget; exactly one of ids, tag or whole_scope. Older versions
+// of a forgotten fact that was itself replaced move on to its successor.
 struct ForgetRequest {
   std::string scope = kDefaultScope;
   std::vector<std::string> ids;  // full ids or unique prefixes (>= 4 chars)
   std::string tag;
-  bool whole_scope = false;
+  bool whole_scope = false;  // every fact of the scope, every version
+  ForgetHistory history = ForgetHistory::kRefuse;
+};
+
+// An explicit update: `replacement` supersedes fact `id` of `scope`, which
+// is kept, marked as replaced by it from now on (DESIGN §3).
+struct UpdateRequest {
+  std::string scope = kDefaultScope;
+  std::string id;       // the fact replaced: full id or unique prefix (>= 4 chars)
+  NewFact replacement;  // its scope is taken from `scope`
+};
+
+struct UpdateOutcome {
+  // The current version: a new fact, or the existing fact with that
+  // content (made current again when it was an older version).
+  Fact fact;
+  bool created = false;
+  Fact superseded;  // the replaced fact, as now stored
+  std::vector<std::string> warnings;
 };
 
 struct StoreStats {
@@ -159,8 +190,21 @@ class Engine {
 
   virtual Result<std::vector<Fact>> List(const ListOptions& options) = 0;
 
+  // Replaces a current fact by a new version in one transaction; the old
+  // fact is kept, superseded. NotFound for an unknown id; FailedPrecondition
+  // when the fact was already replaced (update the current version) ;
+  // InvalidArgument when the new content is the same fact.
+  virtual Result<UpdateOutcome> Update(const UpdateRequest& request) = 0;
+
+  // Every version of the thing fact `id` is a version of, through explicit
+  // updates: the chain from its oldest to its current version, oldest
+  // first (several facts replaced by one are all there).
+  virtual Result<std::vector<Fact>> History(const std::string& scope, const std::string& id) = 0;
+
   // Returns how many facts were removed. Ids that do not exist, and a whole
-  // scope that holds nothing, are NotFound errors; then nothing is removed.
+  // scope that holds nothing, are NotFound errors; a current fact with older
+  // versions is FailedPrecondition unless request.history says what becomes
+  // of them; then nothing is removed.
   virtual Result<int64_t> Forget(const ForgetRequest& request) = 0;
 
   // Calls `sink` for every fact of the scopes (all scopes when empty), in

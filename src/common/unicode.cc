@@ -70,4 +70,14 @@ std::string FoldAccents(std::string_view text) {
   return ToUtf8(Normalize(nfc, stripped));
 }
 
+bool IsBlankText(std::string_view text) {
+  const icu::UnicodeString s = FromUtf8(text);
+  for (int32_t i = 0; i < s.length();) {
+    const UChar32 c = s.char32At(i);
+    if (!u_isUWhiteSpace(c) && u_charType(c) != U_FORMAT_CHAR) return false;
+    i += U16_LENGTH(c);
+  }
+  return true;
+}
+
 }  // namespace engram

@@ -19,6 +19,12 @@ std::string NfkcCaseFold(std::string_view text);
 // "ação" -> "acao", "você" -> "voce".
 std::string FoldAccents(std::string_view text);
 
+// True when `text` shows nothing: every code point is white space
+// (Unicode's White_Space: spaces, tabs, line and paragraph separators, ...)
+// or an invisible format character (U+FEFF byte order mark, zero-width
+// spaces and joiners, ...). The empty string is blank.
+bool IsBlankText(std::string_view text);
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_COMMON_UNICODE_H_

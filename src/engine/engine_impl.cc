@@ -9,6 +9,8 @@
 #include "src/engine/fact_validator.h"
 #include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
+#include "src/store/fact_id.h"
+#include "src/store/version_store.h"
 #include "src/text/analyzer.h"
 
 namespace engram {
@@ -120,7 +122,8 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
   AddOutcome outcome;
   auto existing = store_->Get(row.fact.scope, row.fact.id);
   if (existing.ok()) {
-    // Merge: tags united, updated_at the later of the two, the rest kept.
+    // Merge: tags united, updated_at the later of the two, new descriptive
+    // values applied (MergeDescription), counters kept.
     Fact merged = std::move(existing->fact);
     std::vector<std::string> tags = merged.tags;
     tags.insert(tags.end(), row.fact.tags.begin(), row.fact.tags.end());
@@ -130,6 +133,16 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
     merged.updated_at = std::max(merged.updated_at, row.fact.updated_at);
     ENGRAM_RETURN_IF_ERROR(store_->UpdateTags(existing->rowid, merged.tags, merged.updated_at,
                                               CountTagTerms(merged.tags)));
+    outcome.updated_fields = MergeDescription(row.fact, &merged);
+    if (!outcome.updated_fields.empty()) {
+      ENGRAM_RETURN_IF_ERROR(store_->UpdateDescription(existing->rowid, merged));
+    }
+    if (merged.IsSuperseded()) {
+      outcome.warnings.push_back("fact " + merged.id + " was superseded by " +
+                                 merged.superseded_by +
+                                 "; it stays superseded (update that fact to bring this text "
+                                 "back)");
+    }
     outcome.fact = std::move(merged);
     outcome.created = false;
     return outcome;
@@ -190,7 +203,7 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
         }
         if (options.progress) options.progress(i + 1, facts.size());
       }
-      return Status::OK();
+      return CheckRestoredHistory(facts);
     });
     if (!s.ok()) return s;
   }
@@ -210,6 +223,22 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
   return report;
 }
 
+Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
+  VersionStore links(store_->db());
+  for (size_t i = 0; i < facts.size(); ++i) {
+    if (!facts[i].superseded_by) continue;
+    const std::string& scope = facts[i].scope;
+    auto newer = store_->Get(scope, *facts[i].superseded_by);
+    if (!newer.ok()) {
+      return InvalidArgument("engine: import: fact " + std::to_string(i + 1) + ": superseded_by '" +
+                             *facts[i].superseded_by + "' names no fact of scope '" + scope + "'");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(StoredFact older, store_->Get(scope, FactId(facts[i].content)));
+    ENGRAM_RETURN_IF_ERROR(links.Put({older.rowid, newer->rowid, 1.0, true}));
+  }
+  return Status::OK();
+}
+
 Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_prefix) {
   std::lock_guard lock(mutex_);
   ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(scope, id_or_prefix));
@@ -219,38 +248,11 @@ Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_
 Result<std::vector<Fact>> EngineImpl::List(const ListOptions& options) {
   ListOptions normalized = options;
   if (!normalized.tag.empty()) normalized.tag = NormalizeTag(normalized.tag);
+  FactVisibility visibility;
+  visibility.now = Options()->clock->NowMillis();
+  visibility.include_superseded = options.include_superseded;
   std::lock_guard lock(mutex_);
-  return store_->List(normalized);
-}
-
-Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
-  const int chosen = (!request.ids.empty() ? 1 : 0) + (!request.tag.empty() ? 1 : 0) +
-                     (request.whole_scope ? 1 : 0);
-  if (chosen != 1) {
-    return InvalidArgument("engine: forget: give exactly one of ids, a tag or the whole scope");
-  }
-  std::lock_guard lock(mutex_);
-  int64_t removed = 0;
-  Status s = store_->Transact([&]() -> Status {
-    if (request.whole_scope) {
-      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteScope(request.scope));
-      if (removed == 0) return NotFound("scope '" + request.scope + "' holds no facts");
-    } else if (!request.tag.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteTag(request.scope, NormalizeTag(request.tag)));
-    } else {
-      std::vector<int64_t> rowids;
-      for (const auto& id : request.ids) {
-        ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(request.scope, id));
-        rowids.push_back(f.rowid);
-      }
-      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteRowids(rowids));
-    }
-    return Status::OK();
-  });
-  if (!s.ok()) return s.WithContext("engine: forget");
-  // The removed facts' vectors are gone too; their rowids may come back.
-  if (removed > 0 && cache_) cache_->MarkDirty();
-  return removed;
+  return store_->List(normalized, visibility);
 }
 
 Status EngineImpl::Export(const std::vector<std::string>& scopes,

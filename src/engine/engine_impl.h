@@ -46,6 +46,8 @@ class EngineImpl final : public Engine {
   Result<Fact> Get(const std::string& scope, const std::string& id_or_prefix) override;
   Result<std::vector<Fact>> List(const ListOptions& options) override;
   Result<int64_t> Forget(const ForgetRequest& request) override;
+  Result<UpdateOutcome> Update(const UpdateRequest& request) override;
+  Result<std::vector<Fact>> History(const std::string& scope, const std::string& id) override;
   Status Export(const std::vector<std::string>& scopes,
                 const std::function<bool(const Fact&)>& sink) override;
   Result<SearchResponse> Search(const std::string& query, const SearchOptions& options) override;
@@ -68,6 +70,17 @@ class EngineImpl final : public Engine {
   // inside a transaction. `rowid` receives the new fact's row when created.
   Result<AddOutcome> AddLocked(const LimitOptions& limits, const NewFact& fact, Timestamp now,
                                int64_t* rowid);
+
+  // After an import: every restored superseded_by names a fact of its
+  // scope, and each becomes a version link. Caller holds mutex_ inside the
+  // import's transaction.
+  Status CheckRestoredHistory(const std::vector<NewFact>& facts);
+
+  // Removes `doomed` (facts of `scope`) and keeps the history of what
+  // stays in order (ForgetHistory); caller holds mutex_ inside a
+  // transaction. Returns how many facts were removed.
+  Result<int64_t> ForgetLocked(const std::string& scope, std::vector<StoredFact> doomed,
+                               ForgetHistory history);
 
   // The options in force: every call takes one snapshot when it starts and
   // uses it throughout, so a Reload never changes options under it.

@@ -63,13 +63,17 @@ Gathered FromRankInput(RankInput&& r) {
 // from A.
 constexpr int kVersionHops = 2;
 
+// Successors of one fact by explicit updates: every one of them.
+constexpr size_t kMaxSuccessors = 16;
+
 // Adds to `gathered` the newer versions of its facts (version links, up to
 // kVersionHops away) that `visibility` sees and the query did not retrieve,
 // each with its cosine when `cache` has its vector, and returns the links
-// among the candidates as indexes into `gathered`.
+// among the candidates as indexes into `gathered`. With `explicit_only`,
+// only links of explicit updates count.
 Result<std::vector<VersionEdge>> GatherNewerVersions(
     FactStore& store, const VectorCache* cache, const std::vector<float>& query_vector,
-    const std::vector<std::string>& scopes, const FactVisibility& visibility,
+    const std::vector<std::string>& scopes, const FactVisibility& visibility, bool explicit_only,
     std::vector<Gathered>* gathered, std::unordered_map<int64_t, size_t>* by_rowid) {
   std::vector<VersionEdge> edges;
   VersionStore versions(store.db());
@@ -78,6 +82,11 @@ Result<std::vector<VersionEdge>> GatherNewerVersions(
   for (const Gathered& g : *gathered) frontier.push_back(g.rowid);
   for (int hop = 0; hop < kVersionHops && !frontier.empty(); ++hop) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<VersionLink> links, versions.NewerThan(frontier));
+    if (explicit_only) {
+      links.erase(std::remove_if(links.begin(), links.end(),
+                                 [](const VersionLink& l) { return !l.explicit_update; }),
+                  links.end());
+    }
     std::vector<int64_t> unseen;
     for (const VersionLink& l : links) {
       if (!by_rowid->count(l.newer_rowid)) unseen.push_back(l.newer_rowid);
@@ -315,10 +324,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           for (RankInput& r : all) {
             gathered.push_back(FromRankInput(std::move(r)));
           }
-        } else if (opts->versions.newer_first) {
+        } else if (opts->versions.newer_first || options.include_superseded) {
+          // Replaced facts are seen only when asked for; then each ranks
+          // below the version that replaced it, found links or not.
           ENGRAM_ASSIGN_OR_RETURN(
               edges, GatherNewerVersions(store, cache.get(), query_vector, scopes, visibility,
-                                         &gathered, &by_rowid));
+                                         !opts->versions.newer_first, &gathered, &by_rowid));
         }
         std::vector<FusionCandidate> candidates;
         candidates.reserve(gathered.size());
@@ -339,8 +350,10 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           std::vector<Timestamp> created_at;
           created_at.reserve(gathered.size());
           for (const Gathered& g : gathered) created_at.push_back(g.created_at);
-          lifts = OrderNewerFirst(created_at, edges, opts->versions.lift_min_share,
-                                  opts->versions.max_successors, &fused);
+          const bool found_links = opts->versions.newer_first;
+          lifts =
+              OrderNewerFirst(created_at, edges, found_links ? opts->versions.lift_min_share : 0.0,
+                              found_links ? opts->versions.max_successors : kMaxSuccessors, &fused);
         }
         if (options.mode == FusionMode::kBlended && !response.temporal_fallback &&
             fusion.min_score > 0) {

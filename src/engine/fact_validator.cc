@@ -13,10 +13,6 @@
 namespace engram {
 namespace {
 
-bool IsBlank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
-}
-
 bool HasControl(std::string_view s) {
   for (unsigned char c : s) {
     if (c < 0x20 || c == 0x7F) return true;
@@ -30,7 +26,9 @@ Status CheckText(const char* field, std::string_view value, size_t max_bytes, bo
     return InvalidArgument(std::string(field) + ": invalid UTF-8 at byte " +
                            std::to_string(bad + 1));
   }
-  if (!allow_empty && IsBlank(value)) return InvalidArgument(std::string(field) + ": empty text");
+  if (!allow_empty && IsBlankText(value)) {
+    return InvalidArgument(std::string(field) + ": empty text (nothing but white space)");
+  }
   if (value.size() > max_bytes) {
     return InvalidArgument(std::string(field) + ": " + std::to_string(value.size()) +
                            " bytes, over the limit of " + std::to_string(max_bytes) +
@@ -72,6 +70,19 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
   if (!meta.is_object()) return InvalidArgument("metadata: not a JSON object");
   if (f.access_count && *f.access_count < 0) {
     return InvalidArgument("access_count: negative");
+  }
+  if (f.superseded_by) {
+    if (!LooksLikeIdPrefix(*f.superseded_by) || f.superseded_by->size() != 24) {
+      return InvalidArgument("superseded_by: '" + *f.superseded_by +
+                             "' is not a fact id (24 lower-case hex characters)");
+    }
+    if (*f.superseded_by == FactId(f.content)) {
+      return InvalidArgument("superseded_by: a fact cannot supersede itself");
+    }
+  }
+  for (const auto& [name, time] :
+       {std::pair{"valid_until", f.valid_until}, std::pair{"expires_at", f.expires_at}}) {
+    if (time && *time < 0) return InvalidArgument(std::string(name) + ": before 1970");
   }
   if (f.id) {
     const std::string expected = FactId(f.content);
@@ -140,7 +151,42 @@ Fact BuildFact(const NewFact& in, Timestamp now) {
   f.access_count = in.access_count.value_or(0);
   f.confidence = in.confidence;
   f.metadata = nlohmann::json::parse(in.metadata).dump();
+  f.superseded_by = in.superseded_by.value_or("");
+  f.valid_until = f.superseded_by.empty() ? 0 : in.valid_until.value_or(f.updated_at);
+  f.expires_at = in.expires_at.value_or(0);
   return f;
+}
+
+std::vector<std::string> MergeDescription(const Fact& incoming, Fact* stored) {
+  std::vector<std::string> changed;
+  if (incoming.kind != kDefaultKind && incoming.kind != stored->kind) {
+    stored->kind = incoming.kind;
+    changed.emplace_back("kind");
+  }
+  if (!incoming.source.empty() && incoming.source != stored->source) {
+    stored->source = incoming.source;
+    changed.emplace_back("source");
+  }
+  if (incoming.confidence != 1.0 && incoming.confidence != stored->confidence) {
+    stored->confidence = incoming.confidence;
+    changed.emplace_back("confidence");
+  }
+  const auto add = nlohmann::json::parse(incoming.metadata, nullptr, /*allow_exceptions=*/false);
+  if (add.is_object() && !add.empty()) {
+    auto merged = nlohmann::json::parse(stored->metadata, nullptr, /*allow_exceptions=*/false);
+    if (!merged.is_object()) merged = nlohmann::json::object();
+    merged.update(add);
+    const std::string text = merged.dump();
+    if (text != stored->metadata) {
+      stored->metadata = text;
+      changed.emplace_back("metadata");
+    }
+  }
+  if (incoming.expires_at != 0 && incoming.expires_at != stored->expires_at) {
+    stored->expires_at = incoming.expires_at;
+    changed.emplace_back("expires_at");
+  }
+  return changed;
 }
 
 }  // namespace engram

@@ -5,6 +5,9 @@
 #ifndef ENGRAM_SRC_ENGINE_FACT_VALIDATOR_H_
 #define ENGRAM_SRC_ENGINE_FACT_VALIDATOR_H_
 
+#include <string>
+#include <vector>
+
 #include "engram/fact.h"
 #include "engram/options.h"
 #include "engram/status.h"
@@ -25,6 +28,15 @@ Status ValidateEngineOptions(const EngineOptions& options);
 // created_at (updated_at, last_accessed). `fact` must have passed
 // ValidateNewFact.
 Fact BuildFact(const NewFact& fact, Timestamp now);
+
+// What re-adding the same content changes besides tags: each of kind,
+// source, confidence, metadata and expires_at that `incoming` sets to other
+// than its default (kind "fact", no source, confidence 1, empty metadata,
+// no expiry) and that differs from `stored` is applied to `stored`
+// (metadata key by key: new keys added, given keys replaced). Returns the
+// names of the fields changed. To set a field back to its default, update
+// the fact.
+std::vector<std::string> MergeDescription(const Fact& incoming, Fact* stored);
 
 }  // namespace engram
 

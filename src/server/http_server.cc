@@ -252,6 +252,36 @@ void HttpServer::Route() {
              args["id"] = req.matches[1].str();
              reply(res, api_->Forget(args, /*from_query=*/true));
            });
+  // An update: PUT or POST on the fact replaces it by a new version.
+  const auto update = [this](const httplib::Request& req, httplib::Response& res) {
+    auto body = BodyJson(req);
+    if (!body.ok()) return SendStatus(res, body.status());
+    json& b = *body;
+    if (!b.is_object()) return SendStatus(res, InvalidArgument("update: expected a JSON object"));
+    if (b.contains("id") && b["id"] != req.matches[1].str()) {
+      return SendStatus(res, InvalidArgument("update: the id in the URL differs from the body's "
+                                             "field 'id'"));
+    }
+    b["id"] = req.matches[1].str();
+    if (req.has_param("scope")) {
+      if (b.contains("scope") && b["scope"] != req.get_param_value("scope")) {
+        return SendStatus(res, InvalidArgument("update: the scope in the URL differs from the "
+                                               "body's field 'scope'"));
+      }
+      b["scope"] = req.get_param_value("scope");
+    }
+    auto result = api_->Update(b);
+    if (!result.ok()) return SendStatus(res, result.status());
+    SendJson(res, (*result)["created"].get<bool>() ? 201 : 200, *result);
+  };
+  s.Put(R"(/v1/facts/([^/]+))", update);
+  s.Post(R"(/v1/facts/([^/]+))", update);
+  s.Get(R"(/v1/facts/([^/]+)/history)",
+        [this, reply](const httplib::Request& req, httplib::Response& res) {
+          json args = QueryParams(req);
+          args["id"] = req.matches[1].str();
+          reply(res, api_->History(args, /*from_query=*/true));
+        });
   s.Post("/v1/search", with_body([this](const json& body) { return api_->Search(body); }));
   s.Get("/v1/config", [this, reply](const httplib::Request&, httplib::Response& res) {
     reply(res, api_->Config());
@@ -283,8 +313,7 @@ void HttpServer::Route() {
   }
   s.Put("/v1/facts", wrong_method("GET, POST"));
   s.Delete("/v1/facts", wrong_method("GET, POST"));
-  s.Put(R"(/v1/facts/([^/]+))", wrong_method("GET, DELETE"));
-  s.Post(R"(/v1/facts/([^/]+))", wrong_method("GET, DELETE"));
+  s.Patch(R"(/v1/facts/([^/]+))", wrong_method("GET, PUT, POST, DELETE"));
 
   // Errors httplib answers itself (no route, body too large, unreadable
   // request) get the same JSON shape; a handler's own error body stays.

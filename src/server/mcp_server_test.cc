@@ -54,8 +54,8 @@ TEST_F(McpServerTest, ListsFourToolsEachWithAnInputSchema) {
     EXPECT_EQ(t["inputSchema"]["type"], "object") << t;
     EXPECT_FALSE(t["description"].get<std::string>().empty());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"memory_search", "memory_add", "memory_forget",
-                                             "memory_list"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"memory_search", "memory_add", "memory_update",
+                                             "memory_forget", "memory_list"}));
 }
 
 TEST_F(McpServerTest, ToolsAddSearchListForget) {

@@ -57,7 +57,10 @@ json McpToolDefinitions(const RequestLimits& limits) {
           {"mode",
            {{"type", "string"},
             {"enum", {"blended", "lexical", "semantic", "rrf", "temporal"}},
-            {"description", "Ranking; default the server's search.mode (blended)"}}}}},
+            {"description", "Ranking; default the server's search.mode (blended)"}}},
+          {"include_superseded",
+           {{"type", "boolean"},
+            {"description", "Also search facts replaced by newer versions; default false"}}}}},
         {"required", {"query"}},
         {"additionalProperties", false}}}};
   json add = {
@@ -96,7 +99,34 @@ json McpToolDefinitions(const RequestLimits& limits) {
           {"ids",
            {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Ids to delete"}}},
           {"tag", StringProp("Delete every fact with this tag")},
+          {"history",
+           {{"type", "string"},
+            {"enum", {"restore", "delete"}},
+            {"description",
+             "When a deleted fact had replaced older versions: restore makes the newest of "
+             "them current again, delete removes them too; without it such a fact is kept"}}},
           {"scope", ScopeProp()}}},
+        {"additionalProperties", false}}}};
+  json update = {
+      {"name", "memory_update"},
+      {"description",
+       "Replace a fact that is no longer true by its new version. The old fact is kept as "
+       "history (superseded, left out of search) and the new one is returned from now on."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"id", StringProp("Id (or unique prefix of 4+ characters) of the fact to replace")},
+          {"content", StringProp("The new version, one or a few sentences")},
+          {"tags",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "Labels of the new version"}}},
+          {"kind", StringProp("fact, lesson, preference, or free text; default fact")},
+          {"source", StringProp("Where the new version came from")},
+          {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+          {"metadata", {{"type", "object"}, {"description", "Any JSON object"}}},
+          {"scope", ScopeProp()}}},
+        {"required", {"id", "content"}},
         {"additionalProperties", false}}}};
   json list = {
       {"name", "memory_list"},
@@ -112,20 +142,24 @@ json McpToolDefinitions(const RequestLimits& limits) {
             {"minimum", 1},
             {"maximum", max_results},
             {"description", "Most facts to return; default 50"}}},
-          {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "Facts to skip"}}}}},
+          {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "Facts to skip"}}},
+          {"include_superseded",
+           {{"type", "boolean"},
+            {"description", "Also list facts replaced by newer versions; default false"}}}}},
         {"additionalProperties", false}}}};
-  return json::array({search, add, forget, list});
+  return json::array({search, add, update, forget, list});
 }
 
 bool IsMcpTool(const std::string& name) {
-  return name == "memory_search" || name == "memory_add" || name == "memory_forget" ||
-         name == "memory_list";
+  return name == "memory_search" || name == "memory_add" || name == "memory_update" ||
+         name == "memory_forget" || name == "memory_list";
 }
 
 Result<json> CallMcpTool(MemoryApi* api, const std::string& name, const json& arguments) {
   if (name == "memory_search") return api->Search(arguments);
   if (name == "memory_list") return api->List(arguments, /*from_query=*/false);
   if (name == "memory_forget") return api->Forget(arguments, /*from_query=*/false);
+  if (name == "memory_update") return api->Update(arguments);
   if (name == "memory_add") {
     // One fact per call: a "facts" batch is the HTTP API's.
     if (arguments.is_object() && arguments.contains("facts")) {

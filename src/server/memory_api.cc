@@ -113,8 +113,8 @@ Result<json> MemoryApi::Add(const json& body) {
 
 Result<json> MemoryApi::Search(const json& body) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, RequestArgs::Of(body, "search"));
-  ENGRAM_RETURN_IF_ERROR(
-      args.OnlyFields({"query", "k", "scope", "mode", "explain", "record", "hyde"}));
+  ENGRAM_RETURN_IF_ERROR(args.OnlyFields(
+      {"query", "k", "scope", "mode", "explain", "record", "hyde", "include_superseded"}));
   const std::shared_ptr<const ServingConfig> config = Current();
   ENGRAM_ASSIGN_OR_RETURN(std::string query, args.RequiredString("query", limits_.max_query_bytes));
   SearchOptions options;
@@ -133,6 +133,7 @@ Result<json> MemoryApi::Search(const json& body) {
   ENGRAM_ASSIGN_OR_RETURN(options.explain, args.Bool("explain", false));
   ENGRAM_ASSIGN_OR_RETURN(options.record_access, args.Bool("record", true));
   ENGRAM_ASSIGN_OR_RETURN(options.hyde, args.Bool("hyde", true));
+  ENGRAM_ASSIGN_OR_RETURN(options.include_superseded, args.Bool("include_superseded", false));
   auto response = engine_->Search(query, options);
   if (!response.ok()) return response.status().WithContext("search");
   return SearchResponseToJson(query, options.mode, *response, options.explain);
@@ -141,8 +142,10 @@ Result<json> MemoryApi::Search(const json& body) {
 Result<json> MemoryApi::List(const json& body, bool from_query) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, from_query ? RequestArgs::FromQuery(body, "list")
                                                        : RequestArgs::Of(body, "list"));
-  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope", "tag", "kind", "limit", "offset"}));
+  ENGRAM_RETURN_IF_ERROR(
+      args.OnlyFields({"scope", "tag", "kind", "limit", "offset", "include_superseded"}));
   ListOptions options;
+  ENGRAM_ASSIGN_OR_RETURN(options.include_superseded, args.Bool("include_superseded", false));
   ENGRAM_ASSIGN_OR_RETURN(options.scopes, ScopesOf(args, limits_));
   ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> tag, args.OptionalString("tag", kMaxTagBytes));
   ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> kind,
@@ -176,9 +179,19 @@ Result<json> MemoryApi::Get(const json& body, bool from_query) {
 Result<json> MemoryApi::Forget(const json& body, bool from_query) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, from_query ? RequestArgs::FromQuery(body, "forget")
                                                        : RequestArgs::Of(body, "forget"));
-  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope", "id", "ids", "tag"}));
+  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope", "id", "ids", "tag", "history"}));
   ForgetRequest request;
   ENGRAM_ASSIGN_OR_RETURN(request.scope, ScopeOf(args, limits_));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> history, args.OptionalString("history", 16));
+  if (history) {
+    if (*history == "restore") {
+      request.history = ForgetHistory::kRestore;
+    } else if (*history == "delete") {
+      request.history = ForgetHistory::kDelete;
+    } else {
+      return args.FieldError("history", "must be 'restore' or 'delete', not '" + *history + "'");
+    }
+  }
   const int given =
       (args.Has("id") ? 1 : 0) + (args.Has("ids") ? 1 : 0) + (args.Has("tag") ? 1 : 0);
   if (given != 1) {
@@ -195,6 +208,36 @@ Result<json> MemoryApi::Forget(const json& body, bool from_query) {
   auto removed = engine_->Forget(request);
   if (!removed.ok()) return removed.status().WithContext("forget");
   return json{{"forgotten", *removed}};
+}
+
+Result<json> MemoryApi::Update(const json& body) {
+  ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, RequestArgs::Of(body, "update"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string id, args.RequiredString("id", kMaxIdBytes));
+  ENGRAM_ASSIGN_OR_RETURN(std::string scope, ScopeOf(args, limits_));
+  json fields = body;
+  fields.erase("id");
+  auto fact = ParseFactObject(fields);
+  if (!fact.ok()) return fact.status().WithContext("update");
+  auto outcome = engine_->Update(UpdateRequest{scope, id, std::move(*fact)});
+  if (!outcome.ok()) return outcome.status().WithContext("update");
+  return json{{"fact", FactToJson(outcome->fact)},
+              {"created", outcome->created},
+              {"superseded", FactToJson(outcome->superseded)},
+              {"warnings", outcome->warnings}};
+}
+
+Result<json> MemoryApi::History(const json& body, bool from_query) {
+  ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, from_query ? RequestArgs::FromQuery(body, "history")
+                                                       : RequestArgs::Of(body, "history"));
+  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope", "id"}));
+  ENGRAM_ASSIGN_OR_RETURN(std::string scope, ScopeOf(args, limits_));
+  ENGRAM_ASSIGN_OR_RETURN(std::string id, args.RequiredString("id", kMaxIdBytes));
+  auto chain = engine_->History(scope, id);
+  if (!chain.ok()) return chain.status().WithContext("history");
+  json out = json::array();
+  for (const Fact& f : *chain) out.push_back(FactToJson(f));
+  const size_t count = out.size();
+  return json{{"facts", std::move(out)}, {"count", count}};
 }
 
 Result<json> MemoryApi::Config() {

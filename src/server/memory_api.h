@@ -52,17 +52,27 @@ class MemoryApi {
   // {added, merged, facts, warnings}: facts holds {id, scope, created} for
   // one fact, {id, scope} for each fact of a batch.
   Result<nlohmann::json> Add(const nlohmann::json& args);
-  // {query, k, scope (a name or a list), mode, explain, record, hyde}.
+  // {query, k, scope (a name or a list), mode, explain, record, hyde,
+  // include_superseded}.
   // Answers SearchResponseToJson.
   Result<nlohmann::json> Search(const nlohmann::json& args);
-  // {scope, tag, kind, limit, offset} (FromQuery when `from_query`).
+  // {scope, tag, kind, limit, offset, include_superseded} (FromQuery when
+  // `from_query`).
   // Answers {facts, count}.
   Result<nlohmann::json> List(const nlohmann::json& args, bool from_query);
   // {scope, id}: the fact, or NotFound.
   Result<nlohmann::json> Get(const nlohmann::json& args, bool from_query);
-  // {scope, id | ids | tag}: answers {forgotten}; NotFound when an id
-  // does not exist (then nothing is removed).
+  // {scope, id | ids | tag, history?: "restore" | "delete"}: answers
+  // {forgotten}; NotFound when an id does not exist, FailedPrecondition
+  // when a current fact with older versions is forgotten without `history`
+  // (then nothing is removed).
   Result<nlohmann::json> Forget(const nlohmann::json& args, bool from_query);
+  // {scope, id, content, tags?, kind?, source?, confidence?, metadata?}:
+  // the new version of fact `id`, which is kept as superseded. Answers
+  // {fact, created, superseded, warnings}.
+  Result<nlohmann::json> Update(const nlohmann::json& args);
+  // {scope, id}: every version, oldest first: {facts, count}.
+  Result<nlohmann::json> History(const nlohmann::json& args, bool from_query);
   // {settings, search: {k, mode}, store: StoreStatsToJson}.
   Result<nlohmann::json> Config();
   // Resolves the configuration again and puts it in force. On failure the

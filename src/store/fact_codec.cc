@@ -53,6 +53,14 @@ Status ApplyField(const std::string& key, const json& v, NewFact* f) {
   } else if (key == "access_count") {
     if (!v.is_number_integer()) return WrongType(key, "an integer", v);
     f->access_count = v.get<int64_t>();
+  } else if (key == "superseded_by") {
+    if (v.is_null()) return Status::OK();
+    if (!v.is_string()) return WrongType(key, "a fact id or null", v);
+    f->superseded_by = v.get<std::string>();
+  } else if (key == "valid_until" || key == "expires_at") {
+    if (v.is_null()) return Status::OK();
+    ENGRAM_ASSIGN_OR_RETURN(Timestamp t, ParseTime(key, v));
+    (key == "valid_until" ? f->valid_until : f->expires_at) = t;
   } else if (key == "created_at" || key == "updated_at" || key == "last_accessed") {
     ENGRAM_ASSIGN_OR_RETURN(Timestamp t, ParseTime(key, v));
     if (key == "created_at") f->created_at = t;
@@ -85,6 +93,9 @@ json FactToJson(const Fact& f) {
   j["confidence"] = f.confidence;
   j["metadata"] = json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
   if (j["metadata"].is_discarded()) j["metadata"] = json::object();
+  j["superseded_by"] = f.superseded_by.empty() ? json(nullptr) : json(f.superseded_by);
+  j["valid_until"] = f.valid_until == 0 ? json(nullptr) : json(FormatIso8601(f.valid_until));
+  j["expires_at"] = f.expires_at == 0 ? json(nullptr) : json(FormatIso8601(f.expires_at));
   return j;
 }
 

@@ -28,7 +28,9 @@ nlohmann::json FactToJson(const Fact& fact);
 
 // Parses one JSON object. Known keys: content (alias text), scope, tags,
 // kind, source, confidence, metadata, id, created_at, updated_at,
-// last_accessed, access_count. Unknown keys and wrong types are errors.
+// last_accessed, access_count, and the history: superseded_by (a fact id),
+// valid_until and expires_at (ISO-8601), each null when unset. Unknown keys
+// and wrong types are errors.
 Result<NewFact> ParseFactJson(std::string_view json);
 
 // The same for a value already parsed (an element of a request body).

@@ -199,6 +199,20 @@ Status FactStore::Insert(const FactRow& row) {
   return insert.Run();
 }
 
+Status FactStore::UpdateDescription(int64_t rowid, const Fact& fact) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement update,
+      db_->Prepare("UPDATE facts SET kind = ?1, source = ?2, confidence = ?3, metadata = ?4, "
+                   "expires_at = ?5 WHERE rowid = ?6"));
+  update.BindText(1, fact.kind);
+  update.BindText(2, fact.source);
+  update.BindDouble(3, fact.confidence);
+  update.BindText(4, fact.metadata);
+  update.BindInt(5, fact.expires_at);
+  update.BindInt(6, rowid);
+  return update.Run();
+}
+
 Status FactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
                              Timestamp updated_at, int64_t tags_terms) {
   ENGRAM_ASSIGN_OR_RETURN(
@@ -325,13 +339,15 @@ Result<std::vector<Fact>> FactStore::List(const ListOptions& options,
                                           const FactVisibility& visibility) {
   const auto scopes = ScopesOrDefault(options.scopes);
   std::string sql = std::string("SELECT ") + kFactColumns + " FROM facts WHERE scope IN (" +
-                    Placeholders(scopes.size()) + ")" + visibility.Condition("facts");
+                    Placeholders(scopes.size()) + ")";
   const int next = static_cast<int>(scopes.size()) + 1;
   if (!options.tag.empty()) {
     sql += " AND EXISTS (SELECT 1 FROM json_each(facts.tags) WHERE value = ?" +
            std::to_string(next) + ")";
   }
   if (!options.kind.empty()) sql += " AND kind = ?" + std::to_string(next + 1);
+  // Last: SQLite numbers :now after every parameter before it.
+  sql += visibility.Condition("facts");
   sql += " ORDER BY created_at DESC, id ASC";
   if (options.limit > 0) sql += " LIMIT " + std::to_string(options.limit);
   if (options.offset > 0) {

@@ -68,7 +68,8 @@ struct FactVisibility {
 
   // An SQL condition (" AND ...", or empty when everything is seen) on the
   // facts table under `alias`; it names the parameter :now, which
-  // BindVisibility binds.
+  // BindVisibility binds. SQLite gives :now the number after the highest
+  // before it, so put the condition after every numbered parameter.
   std::string Condition(std::string_view alias) const;
   bool Sees(const Fact& fact) const;
 };
@@ -102,6 +103,9 @@ class FactStore {
 
   // Inserts a new fact; (scope, id) must not exist. Run inside Transact().
   Status Insert(const FactRow& row);
+  // Rewrites a fact's kind, source, confidence and metadata, as a merge that
+  // brings new values does. Run inside Transact().
+  Status UpdateDescription(int64_t rowid, const Fact& fact);
   // Rewrites a fact's tags (and their analysed length) and updated_at, as a
   // merge does. Run inside Transact().
   Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags, Timestamp updated_at,

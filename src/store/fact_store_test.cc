@@ -211,6 +211,13 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
       row.tags_terms = 1;
       ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
     }
+    // Nor what schema 6 added: history columns and version links.
+    ASSERT_TRUE(db->Exec("DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
+                         "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
+                         "ALTER TABLE facts DROP COLUMN superseded_by; "
+                         "ALTER TABLE facts DROP COLUMN valid_until; "
+                         "ALTER TABLE facts DROP COLUMN expires_at")
+                    .ok());
   }
   auto store = FactStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -222,6 +229,14 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   more.content_terms = 7;
   ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(more); }).ok());
   EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2;b:2,12,1;");
+  // The facts of the old file are current, without expiry.
+  auto listed = (*store)->List(ListOptions{{"a", "b"}, "", "", 0});
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 4u);
+  for (const Fact& f : *listed) {
+    EXPECT_TRUE(f.superseded_by.empty());
+    EXPECT_EQ(f.expires_at, 0);
+  }
 }
 
 TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {

@@ -181,8 +181,8 @@ CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN)sql") +
       // names the fact that replaced it and when it stopped being valid; a
       // fact may expire. fact_versions holds the version links found on
       // write: `newer` is likely a later version of `older` (same scope,
-      // created later, close in embedding space). Deleting a fact deletes
-      // its links.
+      // created later, close in embedding space), or replaced it by an
+      // explicit update (`explicit` 1). Deleting a fact deletes its links.
       R"sql(
 ALTER TABLE facts ADD COLUMN superseded_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE facts ADD COLUMN valid_until INTEGER NOT NULL DEFAULT 0;
@@ -193,6 +193,7 @@ CREATE TABLE fact_versions(
   older_rowid INTEGER NOT NULL,
   newer_rowid INTEGER NOT NULL,
   cosine REAL NOT NULL,
+  explicit INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(older_rowid, newer_rowid)
 ) WITHOUT ROWID;
 CREATE INDEX fact_versions_newer ON fact_versions(newer_rowid);

@@ -22,14 +22,16 @@ namespace engram {
 struct VersionLink {
   int64_t older_rowid = 0;
   int64_t newer_rowid = 0;
-  double cosine = 0.0;  // between the two facts' vectors; 1 for an explicit update
+  double cosine = 0.0;           // between the two facts' vectors; 1 for an explicit update
+  bool explicit_update = false;  // `newer` replaced `older` by an update
 };
 
 class VersionStore {
  public:
   explicit VersionStore(SqliteDb* db) : db_(db) {}
 
-  // Stores `link`, or keeps the existing link of the same pair.
+  // Stores `link`; an explicit link replaces a found one of the same pair,
+  // a found one never replaces an existing link.
   Status Put(const VersionLink& link);
   // The links whose older fact is one of `rowids`, by older then newer rowid.
   Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids);

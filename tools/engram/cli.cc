@@ -124,6 +124,8 @@ int Cli::Run(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose_,
                "Log provider retries and their causes to stderr (secrets redacted)");
   RegisterAdd(app, *this);
+  RegisterUpdate(app, *this);
+  RegisterHistory(app, *this);
   RegisterImport(app, *this);
   RegisterList(app, *this);
   RegisterShow(app, *this);

@@ -24,6 +24,7 @@ void RegisterForget(CLI::App& app, Cli& cli) {
     bool all = false;
     std::string scope = kDefaultScope;
     bool yes = false;
+    std::string history;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("forget", "Forget facts by id, by tag, or a whole scope");
@@ -36,12 +37,18 @@ void RegisterForget(CLI::App& app, Cli& cli) {
   sub->add_flag("--all", args->all, "Forget every fact of the scope");
   sub->add_option("-s,--scope", args->scope, "Scope (default 'default')");
   sub->add_flag("-y,--yes", args->yes, "Do not ask for confirmation");
+  sub->add_option("--history", args->history,
+                  "When a fact replaced older versions: restore (the newest becomes current "
+                  "again) or delete (forget them too); without it such a fact is not forgotten")
+      ->check(CLI::IsMember({"restore", "delete"}));
   cli.OnRun(sub, [&cli, args]() -> int {
     ForgetRequest request;
     request.scope = args->scope;
     request.ids = args->ids;
     request.tag = args->tag;
     request.whole_scope = args->all;
+    if (args->history == "restore") request.history = ForgetHistory::kRestore;
+    if (args->history == "delete") request.history = ForgetHistory::kDelete;
     const int chosen = !request.ids.empty() + !request.tag.empty() + request.whole_scope;
     if (chosen != 1) return cli.UsageError("forget: give ids, --tag or --all (exactly one)");
     auto engine = cli.OpenEngine(/*create=*/false);

@@ -18,6 +18,8 @@ void RegisterList(CLI::App& app, Cli& cli) {
   sub->add_option("--kind", args->options.kind, "Only facts of this kind");
   sub->add_option("-n,--limit", args->options.limit, "At most this many (0: all; default 50)");
   sub->add_option("--offset", args->options.offset, "Skip this many first");
+  sub->add_flag("--include-superseded", args->options.include_superseded,
+                "Also list facts replaced by newer versions");
   sub->add_flag("--json", args->json, "One JSON object per line");
   cli.OnRun(sub, [&cli, args]() -> int {
     auto engine = cli.OpenEngine(/*create=*/false);

@@ -63,6 +63,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     bool explain = false;
     std::string mode;
     bool no_record = false;
+    bool include_superseded = false;
     bool hyde = false;
     bool no_hyde = false;
     std::string llm;
@@ -80,6 +81,8 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
                   "blended, lexical, semantic, rrf or temporal (default: search.mode)")
       ->check(CLI::IsMember({"blended", "lexical", "semantic", "rrf", "temporal"}));
   sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
+  sub->add_flag("--include-superseded", args->include_superseded,
+                "Also search facts replaced by newer versions");
   sub->add_flag("--hyde", args->hyde, "Use HyDE for this search (needs llm.provider)");
   sub->add_flag("--no-hyde", args->no_hyde, "Do not use HyDE for this search");
   sub->add_option("--llm", args->llm,
@@ -99,6 +102,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     options.mode = config->search_mode;
     options.explain = args->explain || args->json;
     options.record_access = !args->no_record;
+    options.include_superseded = args->include_superseded;
     config->engine.create_if_missing = false;
     const double rrf_k = config->engine.fusion.rrf_k;
     const Cli::Embedding embedding =
@@ -150,6 +154,10 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
         PrintSignal(cli.out(), "lexical", e.lexical, e.weights.lexical, options.mode, rrf_k);
         if (options.mode != FusionMode::kRrf) {
           PrintSignal(cli.out(), "temporal", e.temporal, e.weights.temporal, options.mode, rrf_k);
+        }
+        if (!e.newer_version_of.empty()) {
+          cli.out() << "      ranked as the newer version of " << e.newer_version_of
+                    << " (own score " << Fixed(e.own_score) << ")\n";
         }
         if (!e.matched_terms.empty()) {
           cli.out() << "      matched ";
