@@ -118,6 +118,7 @@ struct ListOptions {
   size_t limit = 50;                // 0 means no limit
   size_t offset = 0;
   bool include_superseded = false;  // also list replaced facts
+  FactFilter filter;                // applied with tag and kind above
 };
 
 // What becomes of the older versions of a current fact that is forgotten
@@ -206,6 +207,10 @@ class Engine {
   // versions is FailedPrecondition unless request.history says what becomes
   // of them; then nothing is removed.
   virtual Result<int64_t> Forget(const ForgetRequest& request) = 0;
+
+  // Removes every fact whose expires_at has passed, with the older versions
+  // it replaced, in one transaction. Returns how many facts went.
+  virtual Result<int64_t> RemoveExpired() = 0;
 
   // Calls `sink` for every fact of the scopes (all scopes when empty), in
   // scope then creation order. Stops early when `sink` returns false.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engram/clock.h"
@@ -233,6 +234,29 @@ struct EngineOptions {
   std::shared_ptr<const Clock> clock;
 };
 
+// Which facts a search or a list considers, the same on every surface
+// (library, CLI, HTTP, MCP). A search applies it before fusion, so scores
+// are normalised over the facts the caller can see. Empty fields filter
+// nothing. Times are ms since the epoch, UTC.
+struct FactFilter {
+  std::vector<std::string> tags_any;  // at least one of these tags
+  std::vector<std::string> tags_all;  // every one of these tags
+  std::string kind;                   // only this kind
+  // metadata[key] == value, each pair; the stored value compared as text
+  // (a number 5 matches "5", true matches "1"). Keys may not contain '"'.
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::optional<Timestamp> since;  // created or updated at or after this
+  std::optional<Timestamp> until;  // created or updated before this
+  // The facts that were current at this instant: created by then, not yet
+  // superseded nor expired then (replaced and expired facts included).
+  std::optional<Timestamp> as_of;
+
+  bool IsEmpty() const {
+    return tags_any.empty() && tags_all.empty() && kind.empty() && metadata.empty() && !since &&
+           !until && !as_of;
+  }
+};
+
 // One search call.
 struct SearchOptions {
   size_t k = 10;                    // results wanted; default 10
@@ -245,6 +269,7 @@ struct SearchOptions {
   bool hyde = true;           // allow HyDE (when the engine has it on)
   // Also return superseded facts (explicitly replaced ones). Default false.
   bool include_superseded = false;
+  FactFilter filter;
 };
 
 }  // namespace engram

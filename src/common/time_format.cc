@@ -130,4 +130,50 @@ Result<Timestamp> ParseIso8601(std::string_view s) {
   return (((days * 24 + h) * 60 + mi - offset_min) * 60 + sec) * 1000 + ms;
 }
 
+Result<int64_t> ParseDuration(std::string_view text) {
+  const auto bad = [&] {
+    return InvalidArgument("'" + std::string(text) +
+                           "' is not a duration (a whole number and s, m, h, d or w: 30d)");
+  };
+  if (text.size() < 2) return bad();
+  int64_t unit = 0;
+  switch (text.back()) {
+    case 's':
+      unit = 1000;
+      break;
+    case 'm':
+      unit = 60 * 1000;
+      break;
+    case 'h':
+      unit = 3600 * 1000;
+      break;
+    case 'd':
+      unit = 86400 * 1000;
+      break;
+    case 'w':
+      unit = int64_t{7} * 86400 * 1000;
+      break;
+    default:
+      return bad();
+  }
+  int64_t n = 0;
+  for (char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return bad();
+    n = n * 10 + (c - '0');
+    if (n > int64_t{1} << 40) return bad();  // beyond any sensible span
+  }
+  if (n == 0) return bad();
+  return n * unit;
+}
+
+Result<Timestamp> ParseInstant(std::string_view text, Timestamp now) {
+  if (auto span = ParseDuration(text); span.ok()) return now - *span;
+  auto t = ParseIso8601(text);
+  if (!t.ok()) {
+    return InvalidArgument("'" + std::string(text) +
+                           "' is neither an ISO-8601 time nor a duration ago (7d)");
+  }
+  return *t;
+}
+
 }  // namespace engram

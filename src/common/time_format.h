@@ -19,6 +19,14 @@ std::string FormatIso8601(Timestamp t);
 // milliseconds are truncated.
 Result<Timestamp> ParseIso8601(std::string_view text);
 
+// "90s", "30m", "12h", "30d" or "2w": a positive whole number and a unit,
+// in milliseconds. InvalidArgument naming the text otherwise.
+Result<int64_t> ParseDuration(std::string_view text);
+
+// An instant given as ISO-8601 or as a duration before `now` ("7d": seven
+// days ago), for --since, --until and --as-of.
+Result<Timestamp> ParseInstant(std::string_view text, Timestamp now);
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_COMMON_TIME_FORMAT_H_

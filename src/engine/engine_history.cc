@@ -160,6 +160,26 @@ Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
   return removed;
 }
 
+Result<int64_t> EngineImpl::RemoveExpired() {
+  const Timestamp now = Options()->clock->NowMillis();
+  std::lock_guard lock(mutex_);
+  int64_t removed = 0;
+  Status s = store_->Transact([&]() -> Status {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> expired, store_->Expired(now));
+    std::map<std::string, std::vector<StoredFact>> by_scope;
+    for (StoredFact& f : expired) by_scope[f.fact.scope].push_back(std::move(f));
+    for (auto& [scope, facts] : by_scope) {
+      ENGRAM_ASSIGN_OR_RETURN(int64_t n,
+                              ForgetLocked(scope, std::move(facts), ForgetHistory::kDelete));
+      removed += n;
+    }
+    return Status::OK();
+  });
+  if (!s.ok()) return s.WithContext("engine: gc");
+  if (removed > 0 && cache_) cache_->MarkDirty();
+  return removed;
+}
+
 Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<StoredFact> doomed,
                                          ForgetHistory history) {
   std::map<std::string, StoredFact> by_id;

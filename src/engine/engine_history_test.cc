@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include "engram/engine.h"
@@ -16,6 +17,12 @@ namespace {
 
 constexpr Timestamp kDay = 86400000;
 constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
+
+NewFact Text(const std::string& content) {
+  NewFact f;
+  f.content = content;
+  return f;
+}
 
 class EngineHistoryTest : public ::testing::Test {
  protected:
@@ -246,7 +253,7 @@ TEST_F(EngineHistoryTest, ReAddingTheSameTextUpdatesTheFieldsItBrings) {
   EXPECT_DOUBLE_EQ(stored.confidence, 0.8);
   EXPECT_EQ(stored.metadata, R"({"app":"editor"})");
   // Defaults bring nothing: the stored values stay.
-  auto plain = engine_->Add(NewFact{"prefers dark mode"});
+  auto plain = engine_->Add(Text("prefers dark mode"));
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE(plain->updated_fields.empty());
   EXPECT_EQ(engine_->List({}).value().front().kind, "preference");
@@ -254,7 +261,7 @@ TEST_F(EngineHistoryTest, ReAddingTheSameTextUpdatesTheFieldsItBrings) {
 
 TEST_F(EngineHistoryTest, ContentThatShowsNothingIsRefusedLikeEmptyContent) {
   for (const char* blank : {"   ", "\xEF\xBB\xBF", "\xE2\x80\xA8\xE2\x80\xA9", "\xE2\x80\x8B \t"}) {
-    auto r = engine_->Add(NewFact{blank});
+    auto r = engine_->Add(Text(blank));
     ASSERT_FALSE(r.ok()) << "accepted a blank fact";
     EXPECT_NE(r.status().message().find("empty text"), std::string::npos) << r.status().ToString();
   }
@@ -272,13 +279,13 @@ TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
     o.versions.newer_first = true;
     o.versions.link_min_cosine = 0.9;
   });
-  NewFact old_fact{"standup is in the kestrel room"};
+  NewFact old_fact = Text("standup is in the kestrel room");
   old_fact.created_at = kNow - 7 * kDay;
   ASSERT_TRUE(engine_->Add(old_fact).ok());
-  NewFact lunch{"lunch is served at noon"};
+  NewFact lunch = Text("lunch is served at noon");
   lunch.created_at = kNow - 3 * kDay;
   ASSERT_TRUE(engine_->Add(lunch).ok());
-  NewFact new_fact{"the sync happens on google meet"};
+  NewFact new_fact = Text("the sync happens on google meet");
   new_fact.created_at = kNow - 1 * kDay;
   ASSERT_TRUE(engine_->Add(new_fact).ok());
   SearchOptions o;
@@ -296,6 +303,95 @@ TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
   auto plain = engine_->Search("kestrel room", o);
   ASSERT_TRUE(plain.ok());
   ASSERT_EQ(plain->hits.size(), 1u);
+}
+
+TEST_F(EngineHistoryTest, FiltersRestrictSearchAndListAlike) {
+  const auto add = [&](const std::string& content, std::vector<std::string> tags,
+                       const std::string& kind, const std::string& metadata, Timestamp created) {
+    NewFact f = Text(content);
+    f.tags = std::move(tags);
+    f.kind = kind;
+    f.metadata = metadata;
+    f.created_at = created;
+    ASSERT_TRUE(engine_->Add(f).ok());
+  };
+  add("postgres listens on port 5433", {"db", "staging"}, "fact", R"({"env": "staging"})",
+      kNow - 10 * kDay);
+  add("postgres listens on port 5432", {"db", "prod"}, "fact", R"({"env": "prod", "n": 5})",
+      kNow - 2 * kDay);
+  add("postgres upgrades need a review", {"process"}, "lesson", "{}", kNow - 1 * kDay);
+  const auto both = [&](const FactFilter& filter) {
+    SearchOptions o;
+    o.record_access = false;
+    o.filter = filter;
+    auto r = engine_->Search("postgres", o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::set<std::string> searched;
+    for (const SearchHit& h : r->hits) searched.insert(h.fact.content);
+    ListOptions l;
+    l.filter = filter;
+    auto listed = engine_->List(l);
+    EXPECT_TRUE(listed.ok());
+    std::set<std::string> shown;
+    for (const Fact& f : *listed) shown.insert(f.content);
+    EXPECT_EQ(searched, shown) << "search and list filter alike";
+    return searched;
+  };
+  FactFilter f;
+  f.tags_any = {"STAGING", "process"};
+  EXPECT_EQ(both(f), (std::set<std::string>{"postgres listens on port 5433",
+                                            "postgres upgrades need a review"}));
+  f = {};
+  f.tags_all = {"db", "prod"};
+  EXPECT_EQ(both(f), (std::set<std::string>{"postgres listens on port 5432"}));
+  f = {};
+  f.kind = "lesson";
+  EXPECT_EQ(both(f), (std::set<std::string>{"postgres upgrades need a review"}));
+  f = {};
+  f.metadata = {{"env", "prod"}, {"n", "5"}};
+  EXPECT_EQ(both(f), (std::set<std::string>{"postgres listens on port 5432"}));
+  f = {};
+  f.since = kNow - 3 * kDay;
+  f.until = kNow - 1 * kDay;
+  EXPECT_EQ(both(f), (std::set<std::string>{"postgres listens on port 5432"}));
+  f = {};
+  f.metadata = {{"bad\"key", "x"}};
+  SearchOptions o;
+  o.filter = f;
+  EXPECT_EQ(engine_->Search("postgres", o).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(EngineHistoryTest, ExpiredFactsLeaveSearchAndListAndGcRemovesThem) {
+  NewFact f = Text("the wifi password for the offsite is orchid-77");
+  f.expires_at = kNow + 2 * kDay;
+  ASSERT_TRUE(engine_->Add(f).ok());
+  Add("the office wifi is called engram-guest");
+  EXPECT_EQ(Found("wifi").size(), 2u);
+  EXPECT_EQ(engine_->RemoveExpired().value(), 0);
+  clock_->AdvanceMillis(3 * kDay);
+  EXPECT_EQ(Found("wifi"), (std::vector<std::string>{"the office wifi is called engram-guest"}));
+  EXPECT_EQ(Listed(), (std::vector<std::string>{"the office wifi is called engram-guest"}));
+  EXPECT_EQ(Exported().find("orchid") != std::string::npos, true) << "still stored until gc";
+  EXPECT_EQ(engine_->RemoveExpired().value(), 1);
+  EXPECT_EQ(Exported().find("orchid"), std::string::npos);
+}
+
+TEST_F(EngineHistoryTest, AsOfAnswersWithTheFactsCurrentThen) {
+  const Fact a = Add("the standup is at 9:30");               // at kNow
+  ASSERT_TRUE(Update(a.id, "the standup is at 10:15").ok());  // at kNow + 1 day
+  SearchOptions o;
+  o.record_access = false;
+  o.filter.as_of = kNow + kDay / 2;
+  auto then = engine_->Search("standup", o);
+  ASSERT_TRUE(then.ok());
+  ASSERT_EQ(then->hits.size(), 1u);
+  EXPECT_EQ(then->hits[0].fact.content, "the standup is at 9:30");
+  o.filter.as_of = kNow + 2 * kDay;
+  auto now = engine_->Search("standup", o);
+  ASSERT_EQ(now->hits.size(), 1u);
+  EXPECT_EQ(now->hits[0].fact.content, "the standup is at 10:15");
+  o.filter.as_of = kNow - kDay;
+  EXPECT_TRUE(engine_->Search("standup", o)->hits.empty()) << "nothing existed yet";
 }
 
 }  // namespace

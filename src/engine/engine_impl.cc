@@ -251,6 +251,7 @@ Result<std::vector<Fact>> EngineImpl::List(const ListOptions& options) {
   FactVisibility visibility;
   visibility.now = Options()->clock->NowMillis();
   visibility.include_superseded = options.include_superseded;
+  ENGRAM_ASSIGN_OR_RETURN(visibility.filter, NormalizeFilter(options.filter));
   std::lock_guard lock(mutex_);
   return store_->List(normalized, visibility);
 }

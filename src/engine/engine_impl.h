@@ -47,6 +47,7 @@ class EngineImpl final : public Engine {
   Result<std::vector<Fact>> List(const ListOptions& options) override;
   Result<int64_t> Forget(const ForgetRequest& request) override;
   Result<UpdateOutcome> Update(const UpdateRequest& request) override;
+  Result<int64_t> RemoveExpired() override;
   Result<std::vector<Fact>> History(const std::string& scope, const std::string& id) override;
   Status Export(const std::vector<std::string>& scopes,
                 const std::function<bool(const Fact&)>& sink) override;

@@ -19,6 +19,7 @@
 
 #include "src/common/utf8.h"
 #include "src/engine/engine_impl.h"
+#include "src/engine/fact_validator.h"
 #include "src/hyde/hyde.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/rank/fusion.h"
@@ -57,6 +58,13 @@ Gathered FromRankInput(RankInput&& r) {
   return Gathered{r.rowid,      std::move(r.id), std::move(r.scope), std::nullopt,
                   std::nullopt, r.access_count,  r.last_accessed,    {},
                   r.created_at};
+}
+
+// Vector hits to scan for so that `top_k` remain once the facts the
+// caller does not see are dropped: superseded ones (at most about one per
+// current fact) and, with a filter, whatever it leaves out.
+size_t ScanDepth(size_t top_k, const FactVisibility& visibility) {
+  return visibility.filter.IsEmpty() ? 2 * top_k : 8 * top_k + 64;
 }
 
 // Rounds of links followed from the candidates: A -> B -> C brings in C
@@ -252,6 +260,9 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   FactVisibility visibility;
   visibility.now = now;
   visibility.include_superseded = options.include_superseded;
+  auto filter = NormalizeFilter(options.filter);
+  if (!filter.ok()) return filter.status().WithContext("engine: search");
+  visibility.filter = std::move(*filter);
   std::vector<Gathered> gathered;
   std::vector<StoredFact> facts;
   FusionResult fused;
@@ -286,9 +297,9 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           {
             // Held only for the scan: a Sync waits for it.
             const VectorCache::View view(*cache);
-            ENGRAM_ASSIGN_OR_RETURN(
-                vector_hits, view.Search(query_vector, scopes, top_k, opts->vector.min_cosine,
-                                         lexical_keys, &cosines));
+            ENGRAM_ASSIGN_OR_RETURN(vector_hits,
+                                    view.Search(query_vector, scopes, ScanDepth(top_k, visibility),
+                                                opts->vector.min_cosine, lexical_keys, &cosines));
           }
           for (size_t i = 0; i < cosines.size(); ++i) {
             if (cosines[i]) {
@@ -297,21 +308,31 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
               missing_vectors = true;
             }
           }
-          response.vector_candidates = vector_hits.size();
+          // The best top_k hits the caller may see; the scan went deeper so
+          // that hidden and filtered facts do not leave fewer.
           std::vector<int64_t> new_rowids;
-          std::unordered_map<int64_t, float> new_cosines;
           for (const VectorHit& v : vector_hits) {
-            if (by_rowid.count(v.fact_rowid)) continue;
-            new_rowids.push_back(v.fact_rowid);
-            new_cosines[v.fact_rowid] = v.cosine;
+            if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
           }
           ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
                                   store.RankInputsOf(new_rowids, visibility));
-          for (RankInput& r : inputs) {
-            by_rowid[r.rowid] = gathered.size();
-            gathered.push_back(FromRankInput(std::move(r)));
-            gathered.back().semantic = new_cosines.at(gathered.back().rowid);
+          std::unordered_map<int64_t, RankInput> seen;
+          for (RankInput& r : inputs) seen.emplace(r.rowid, std::move(r));
+          size_t kept = 0;
+          for (const VectorHit& v : vector_hits) {
+            if (kept == top_k) break;
+            if (by_rowid.count(v.fact_rowid)) {
+              ++kept;
+              continue;
+            }
+            const auto it = seen.find(v.fact_rowid);
+            if (it == seen.end()) continue;
+            ++kept;
+            by_rowid[v.fact_rowid] = gathered.size();
+            gathered.push_back(FromRankInput(std::move(it->second)));
+            gathered.back().semantic = v.cosine;
           }
+          response.vector_candidates = kept;
         }
         const bool fallback_mode =
             options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;

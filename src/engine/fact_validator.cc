@@ -94,6 +94,23 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
   return Status::OK();
 }
 
+Result<FactFilter> NormalizeFilter(const FactFilter& filter) {
+  FactFilter out = filter;
+  for (auto* tags : {&out.tags_any, &out.tags_all}) {
+    for (std::string& t : *tags) t = NormalizeTag(t);
+  }
+  for (const auto& [key, value] : out.metadata) {
+    if (key.empty() || key.find('"') != std::string::npos) {
+      return InvalidArgument("filter: metadata key '" + key +
+                             "' must be non-empty and must not contain '\"'");
+    }
+  }
+  if (out.since && out.until && *out.since >= *out.until) {
+    return InvalidArgument("filter: since must come before until");
+  }
+  return out;
+}
+
 Status ValidateEngineOptions(const EngineOptions& o) {
   const auto in = [](double v, double lo, double hi) {
     return std::isfinite(v) && v >= lo && v <= hi;

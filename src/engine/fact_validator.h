@@ -19,6 +19,11 @@ Status ValidateNewFact(const NewFact& fact, const LimitOptions& limits);
 // A tag as stored: trimmed, NFKC, case-folded. Filters by tag use it too.
 std::string NormalizeTag(std::string_view tag);
 
+// `filter` as the store applies it: tags normalised like stored tags;
+// InvalidArgument naming the field for a metadata key with '"' or an empty
+// key, or since after until.
+Result<FactFilter> NormalizeFilter(const FactFilter& filter);
+
 // Checks engine options a library caller may have set by hand: BM25 and
 // temporal parameters in range, weights finite, limits non-zero.
 Status ValidateEngineOptions(const EngineOptions& options);

@@ -35,6 +35,25 @@ std::string FactLine(const json& fact, const json* score) {
   return line;
 }
 
+// The filter fields of search and list (FactFilter).
+json FilterProps() {
+  const json tags = {{"type", "array"}, {"items", {{"type", "string"}}}};
+  json any = tags;
+  any["description"] = "Only facts with at least one of these tags";
+  json all = tags;
+  all["description"] = "Only facts with every one of these tags";
+  return {{"tags_any", any},
+          {"tags_all", all},
+          {"kind", StringProp("Only facts of this kind")},
+          {"metadata",
+           {{"type", "object"},
+            {"description", "Only facts whose metadata has each of these key/value pairs"}}},
+          {"since", StringProp("Only facts created or updated at or after this (ISO-8601, or 7d "
+                               "for a week ago)")},
+          {"until", StringProp("Only facts created or updated before this")},
+          {"as_of", StringProp("The facts that were current at this time")}};
+}
+
 }  // namespace
 
 json McpToolDefinitions(const RequestLimits& limits) {
@@ -147,6 +166,8 @@ json McpToolDefinitions(const RequestLimits& limits) {
            {{"type", "boolean"},
             {"description", "Also list facts replaced by newer versions; default false"}}}}},
         {"additionalProperties", false}}}};
+  search["inputSchema"]["properties"].update(FilterProps());
+  list["inputSchema"]["properties"].update(FilterProps());
   return json::array({search, add, update, forget, list});
 }
 

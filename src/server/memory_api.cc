@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engram/llm.h"
+#include "src/common/time_format.h"
 #include "src/server/api_json.h"
 #include "src/server/request_args.h"
 #include "src/store/fact_codec.h"
@@ -37,6 +38,50 @@ Result<std::string> ScopeOf(const RequestArgs& args, const RequestLimits& limits
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> scopes, ScopesOf(args, limits));
   return scopes.front();
+}
+
+// The filter fields a search or list may carry (FactFilter): tags_any,
+// tags_all, kind, metadata ({key: value}, or "key=value" strings from a
+// query string), since, until and as_of (ISO-8601, or a duration ago: 7d).
+Result<FactFilter> FilterOf(const RequestArgs& args, Timestamp now) {
+  FactFilter f;
+  ENGRAM_ASSIGN_OR_RETURN(f.tags_any, args.Strings("tags_any", kMaxTagBytes, 64));
+  ENGRAM_ASSIGN_OR_RETURN(f.tags_all, args.Strings("tags_all", kMaxTagBytes, 64));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> kind,
+                          args.OptionalString("kind", kMaxKindBytes));
+  f.kind = kind.value_or("");
+  if (args.Has("metadata") && !args.value()["metadata"].is_null()) {
+    const json& meta = args.value()["metadata"];
+    if (meta.is_object()) {
+      for (const auto& [key, value] : meta.items()) {
+        if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
+          return args.FieldError("metadata", "values must be strings, numbers or booleans");
+        }
+        f.metadata.emplace_back(key, value.is_string()    ? value.get<std::string>()
+                                     : value.is_boolean() ? (value.get<bool>() ? "1" : "0")
+                                                          : value.dump());
+      }
+    } else {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> pairs,
+                              args.Strings("metadata", kMaxTagBytes * 4, 64));
+      for (const std::string& p : pairs) {
+        const size_t eq = p.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          return args.FieldError("metadata", "'" + p + "' is not key=value");
+        }
+        f.metadata.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+      }
+    }
+  }
+  for (const auto& [name, out] :
+       {std::pair{"since", &f.since}, std::pair{"until", &f.until}, std::pair{"as_of", &f.as_of}}) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> text, args.OptionalString(name, 64));
+    if (!text) continue;
+    auto t = ParseInstant(*text, now);
+    if (!t.ok()) return args.FieldError(name, t.status().message());
+    *out = *t;
+  }
+  return f;
 }
 
 }  // namespace
@@ -134,6 +179,7 @@ Result<json> MemoryApi::Search(const json& body) {
   ENGRAM_ASSIGN_OR_RETURN(options.record_access, args.Bool("record", true));
   ENGRAM_ASSIGN_OR_RETURN(options.hyde, args.Bool("hyde", true));
   ENGRAM_ASSIGN_OR_RETURN(options.include_superseded, args.Bool("include_superseded", false));
+  ENGRAM_ASSIGN_OR_RETURN(options.filter, FilterOf(args, SystemClock()->NowMillis()));
   auto response = engine_->Search(query, options);
   if (!response.ok()) return response.status().WithContext("search");
   return SearchResponseToJson(query, options.mode, *response, options.explain);
@@ -143,8 +189,11 @@ Result<json> MemoryApi::List(const json& body, bool from_query) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, from_query ? RequestArgs::FromQuery(body, "list")
                                                        : RequestArgs::Of(body, "list"));
   ENGRAM_RETURN_IF_ERROR(
-      args.OnlyFields({"scope", "tag", "kind", "limit", "offset", "include_superseded"}));
+      args.OnlyFields({"scope", "tag", "kind", "limit", "offset", "include_superseded", "tags_any",
+                       "tags_all", "metadata", "since", "until", "as_of"}));
   ListOptions options;
+  ENGRAM_ASSIGN_OR_RETURN(options.filter, FilterOf(args, SystemClock()->NowMillis()));
+  options.filter.kind.clear();  // list's own `kind` below
   ENGRAM_ASSIGN_OR_RETURN(options.include_superseded, args.Bool("include_superseded", false));
   ENGRAM_ASSIGN_OR_RETURN(options.scopes, ScopesOf(args, limits_));
   ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> tag, args.OptionalString("tag", kMaxTagBytes));

@@ -62,18 +62,53 @@ StoredFact ReadFact(const SqliteStatement& s) {
 std::string FactVisibility::Condition(std::string_view alias) const {
   std::string out;
   const std::string a(alias);
-  if (!include_superseded) out += " AND " + a + ".superseded_by = ''";
-  if (!include_expired) out += " AND (" + a + ".expires_at = 0 OR " + a + ".expires_at > :now)";
+  const FactFilter& f = filter;
+  if (f.as_of) {
+    out += " AND " + a + ".created_at <= :as_of AND (" + a + ".superseded_by = '' OR " + a +
+           ".valid_until > :as_of) AND (" + a + ".expires_at = 0 OR " + a + ".expires_at > :as_of)";
+  } else {
+    if (!include_superseded) out += " AND " + a + ".superseded_by = ''";
+    if (!include_expired) out += " AND (" + a + ".expires_at = 0 OR " + a + ".expires_at > :now)";
+  }
+  if (!f.tags_any.empty()) {
+    out += " AND EXISTS (SELECT 1 FROM json_each(" + a + ".tags) WHERE value IN (";
+    for (size_t i = 0; i < f.tags_any.size(); ++i) {
+      out += (i ? ", :any" : ":any") + std::to_string(i);
+    }
+    out += "))";
+  }
+  for (size_t i = 0; i < f.tags_all.size(); ++i) {
+    out += " AND EXISTS (SELECT 1 FROM json_each(" + a + ".tags) WHERE value = :all" +
+           std::to_string(i) + ")";
+  }
+  if (!f.kind.empty()) out += " AND " + a + ".kind = :kind";
+  for (size_t i = 0; i < f.metadata.size(); ++i) {
+    const std::string n = std::to_string(i);
+    out += " AND CAST(json_extract(" + a + ".metadata, :mpath" + n + ") AS TEXT) = :mval" + n;
+  }
+  if (f.since) out += " AND max(" + a + ".created_at, " + a + ".updated_at) >= :since";
+  if (f.until) out += " AND min(" + a + ".created_at, " + a + ".updated_at) < :until";
   return out;
-}
-
-bool FactVisibility::Sees(const Fact& fact) const {
-  return (include_superseded || !fact.IsSuperseded()) &&
-         (include_expired || fact.expires_at == 0 || fact.expires_at > now);
 }
 
 void BindVisibility(SqliteStatement* s, const FactVisibility& visibility) {
   s->BindInt(":now", visibility.now);
+  const FactFilter& f = visibility.filter;
+  if (f.as_of) s->BindInt(":as_of", *f.as_of);
+  for (size_t i = 0; i < f.tags_any.size(); ++i) {
+    s->BindText((":any" + std::to_string(i)).c_str(), f.tags_any[i]);
+  }
+  for (size_t i = 0; i < f.tags_all.size(); ++i) {
+    s->BindText((":all" + std::to_string(i)).c_str(), f.tags_all[i]);
+  }
+  if (!f.kind.empty()) s->BindText(":kind", f.kind);
+  for (size_t i = 0; i < f.metadata.size(); ++i) {
+    const std::string n = std::to_string(i);
+    s->BindText((":mpath" + n).c_str(), "$.\"" + f.metadata[i].first + "\"");
+    s->BindText((":mval" + n).c_str(), f.metadata[i].second);
+  }
+  if (f.since) s->BindInt(":since", *f.since);
+  if (f.until) s->BindInt(":until", *f.until);
 }
 
 std::string EncodeTags(const std::vector<std::string>& tags) { return nlohmann::json(tags).dump(); }
@@ -446,6 +481,21 @@ Result<int64_t> FactStore::MoveSupersession(const std::string& scope, const std:
   s.BindText(3, from_id);
   ENGRAM_RETURN_IF_ERROR(s.Run());
   return db_->Changes();
+}
+
+Result<std::vector<StoredFact>> FactStore::Expired(Timestamp now) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kFactColumns +
+                   " FROM facts WHERE expires_at != 0 AND expires_at <= ?1 ORDER BY scope, id"));
+  s.BindInt(1, now);
+  std::vector<StoredFact> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(ReadFact(s));
+  }
+  return out;
 }
 
 Result<std::vector<StoredFact>> FactStore::SupersededBy(const std::string& scope,

@@ -60,21 +60,23 @@ struct RankInput {
 };
 
 // Which facts a read sees: by default only current ones, neither
-// superseded nor expired at `now`.
+// superseded nor expired at `now`, narrowed by a FactFilter.
 struct FactVisibility {
   Timestamp now = 0;
   bool include_superseded = false;
   bool include_expired = false;
+  // Tags, kind, metadata and times (tags already normalised); as_of
+  // replaces the two flags above with "current at that instant".
+  FactFilter filter;
 
   // An SQL condition (" AND ...", or empty when everything is seen) on the
   // facts table under `alias`; it names the parameter :now, which
   // BindVisibility binds. SQLite gives :now the number after the highest
   // before it, so put the condition after every numbered parameter.
   std::string Condition(std::string_view alias) const;
-  bool Sees(const Fact& fact) const;
 };
 
-// Binds :now of a FactVisibility condition.
+// Binds :now and the filter's parameters of a FactVisibility condition.
 void BindVisibility(SqliteStatement* s, const FactVisibility& visibility);
 
 // Lengths in analysed terms of a fact's content and tags.
@@ -152,6 +154,8 @@ class FactStore {
   // Run inside Transact().
   Result<int64_t> MoveSupersession(const std::string& scope, const std::string& from_id,
                                    const std::string& to_id);
+  // Every fact whose expires_at is set and not after `now`, by scope.
+  Result<std::vector<StoredFact>> Expired(Timestamp now);
   // Facts of `scope` that `id` superseded directly.
   Result<std::vector<StoredFact>> SupersededBy(const std::string& scope, const std::string& id);
 

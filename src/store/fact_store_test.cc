@@ -230,7 +230,10 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(more); }).ok());
   EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2;b:2,12,1;");
   // The facts of the old file are current, without expiry.
-  auto listed = (*store)->List(ListOptions{{"a", "b"}, "", "", 0});
+  ListOptions both;
+  both.scopes = {"a", "b"};
+  both.limit = 0;
+  auto listed = (*store)->List(both);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(listed->size(), 4u);
   for (const Fact& f : *listed) {

@@ -65,6 +65,10 @@ void SqliteStatement::BindInt(const char* name, int64_t value) {
   const int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index > 0) sqlite3_bind_int64(stmt_, index, value);
 }
+void SqliteStatement::BindText(const char* name, std::string_view value) {
+  const int index = sqlite3_bind_parameter_index(stmt_, name);
+  if (index > 0) BindText(index, value);
+}
 void SqliteStatement::BindBlob(int index, const void* data, size_t size) {
   sqlite3_bind_blob64(stmt_, index, data, size, SQLITE_TRANSIENT);
 }

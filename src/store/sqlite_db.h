@@ -47,6 +47,7 @@ class SqliteStatement {
   // Binds a named parameter (":now"); does nothing when the SQL has none
   // of that name.
   void BindInt(const char* name, int64_t value);
+  void BindText(const char* name, std::string_view value);
   // Binds `size` bytes at `data` as a blob (copied).
   void BindBlob(int index, const void* data, size_t size);
 

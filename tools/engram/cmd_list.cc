@@ -2,12 +2,14 @@
 #include "src/store/fact_codec.h"
 #include "tools/engram/cli.h"
 #include "tools/engram/fact_printer.h"
+#include "tools/engram/filter_args.h"
 
 namespace engram::cli {
 
 void RegisterList(CLI::App& app, Cli& cli) {
   struct Args {
     ListOptions options;
+    FilterArgs filter;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -20,8 +22,12 @@ void RegisterList(CLI::App& app, Cli& cli) {
   sub->add_option("--offset", args->options.offset, "Skip this many first");
   sub->add_flag("--include-superseded", args->options.include_superseded,
                 "Also list facts replaced by newer versions");
+  AddFilterOptions(sub, &args->filter, /*with_kind=*/false);
   sub->add_flag("--json", args->json, "One JSON object per line");
   cli.OnRun(sub, [&cli, args]() -> int {
+    auto filter = MakeFilter(args->filter, SystemClock()->NowMillis());
+    if (!filter.ok()) return cli.UsageError("list: " + filter.status().message());
+    args->options.filter = std::move(*filter);
     auto engine = cli.OpenEngine(/*create=*/false);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto facts = (*engine)->List(args->options);

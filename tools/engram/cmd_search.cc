@@ -7,6 +7,7 @@
 #include "src/server/api_json.h"
 #include "tools/engram/cli.h"
 #include "tools/engram/fact_printer.h"
+#include "tools/engram/filter_args.h"
 
 namespace engram::cli {
 namespace {
@@ -64,6 +65,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     std::string mode;
     bool no_record = false;
     bool include_superseded = false;
+    FilterArgs filter;
     bool hyde = false;
     bool no_hyde = false;
     std::string llm;
@@ -83,6 +85,7 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
   sub->add_flag("--no-record", args->no_record, "Do not count this search as an access");
   sub->add_flag("--include-superseded", args->include_superseded,
                 "Also search facts replaced by newer versions");
+  AddFilterOptions(sub, &args->filter, /*with_kind=*/true);
   sub->add_flag("--hyde", args->hyde, "Use HyDE for this search (needs llm.provider)");
   sub->add_flag("--no-hyde", args->no_hyde, "Do not use HyDE for this search");
   sub->add_option("--llm", args->llm,
@@ -103,6 +106,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     options.explain = args->explain || args->json;
     options.record_access = !args->no_record;
     options.include_superseded = args->include_superseded;
+    auto filter = MakeFilter(args->filter, SystemClock()->NowMillis());
+    if (!filter.ok()) return cli.UsageError("search: " + filter.status().message());
+    options.filter = std::move(*filter);
     config->engine.create_if_missing = false;
     const double rrf_k = config->engine.fusion.rrf_k;
     const Cli::Embedding embedding =

@@ -15,6 +15,9 @@ void AddFactOptions(CLI::App* sub, FactArgs* args) {
   sub->add_option("--confidence", args->confidence, "0..1 (default 1)");
   sub->add_option("--meta", args->metadata, "Metadata as a JSON object");
   sub->add_option("--created-at", args->created_at, "ISO-8601 creation time (default now)");
+  sub->add_option("--ttl", args->ttl,
+                  "Expire after this long (30d, 12h, 2w): left out of search and list, removed "
+                  "by engram gc");
 }
 
 Result<NewFact> MakeNewFact(const FactArgs& args) {
@@ -31,6 +34,11 @@ Result<NewFact> MakeNewFact(const FactArgs& args) {
     auto t = ParseIso8601(args.created_at);
     if (!t.ok()) return InvalidArgument("--created-at: " + t.status().message());
     fact.created_at = *t;
+  }
+  if (!args.ttl.empty()) {
+    auto span = ParseDuration(args.ttl);
+    if (!span.ok()) return InvalidArgument("--ttl: " + span.status().message());
+    fact.expires_at = SystemClock()->NowMillis() + *span;
   }
   return fact;
 }

@@ -22,15 +22,16 @@ struct FactArgs {
   double confidence = 1.0;
   std::string metadata = "{}";
   std::string created_at;  // ISO-8601; empty: now
+  std::string ttl;         // "30d": expires that long after now; empty: never
 };
 
-// Adds --tag, --kind, --source, --scope, --confidence, --meta and
-// --created-at to `sub`, filling `args` (which must outlive it). The text
+// Adds --tag, --kind, --source, --scope, --confidence, --meta,
+// --created-at and --ttl to `sub`, filling `args` (which must outlive it). The text
 // is the caller's positional.
 void AddFactOptions(CLI::App* sub, FactArgs* args);
 
 // The fact the options describe; InvalidArgument naming the option when
-// --created-at does not parse.
+// --created-at or --ttl does not parse.
 Result<NewFact> MakeNewFact(const FactArgs& args);
 
 }  // namespace engram::cli
