@@ -359,7 +359,30 @@ Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& i
   s.BindText(3, id_or_prefix + "g");  // 'g' sorts after every hex digit
   ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
   if (!found) {
-    return NotFound("store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'");
+    // Scopes isolate, so the id is not taken from another scope; but the
+    // caller is told where it is.
+    ENGRAM_ASSIGN_OR_RETURN(
+        SqliteStatement elsewhere,
+        db_->Prepare("SELECT DISTINCT scope FROM facts WHERE id >= ?1 AND id < ?2 "
+                     "ORDER BY scope LIMIT 6"));
+    elsewhere.BindText(1, id_or_prefix);
+    elsewhere.BindText(2, id_or_prefix + "g");
+    std::vector<std::string> scopes;
+    while (true) {
+      ENGRAM_ASSIGN_OR_RETURN(bool row, elsewhere.Step());
+      if (!row) break;
+      scopes.push_back(elsewhere.ColumnText(0));
+    }
+    std::string message = "store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'";
+    if (!scopes.empty()) {
+      message += scopes.size() == 1 ? "; it is in scope '" + scopes[0] + "': name that scope"
+                                    : "; it is in several scopes (";
+      if (scopes.size() > 1) {
+        for (size_t i = 0; i < scopes.size(); ++i) message += (i ? ", '" : "'") + scopes[i] + "'";
+        message += "): name one";
+      }
+    }
+    return NotFound(message);
   }
   StoredFact fact = ReadFact(s);
   ENGRAM_ASSIGN_OR_RETURN(bool second, s.Step());

@@ -1,5 +1,8 @@
 // How the CLI shows facts to a person: one line per fact in lists, a block
 // for `show`. Machine output uses FactToJsonLine (src/store/fact_codec.h).
+// A fact's text is stored as given, but what reaches a terminal never holds
+// a raw control character: escape sequences, carriage returns, DEL, C1
+// controls and bidirectional overrides are shown as \x1b or \u202e.
 #ifndef ENGRAM_TOOLS_ENGRAM_FACT_PRINTER_H_
 #define ENGRAM_TOOLS_ENGRAM_FACT_PRINTER_H_
 
@@ -16,7 +19,12 @@ void PrintFactLine(std::ostream& out, const Fact& fact);
 // Every field, one per line.
 void PrintFactDetail(std::ostream& out, const Fact& fact);
 
-// At most `max_chars` code points of `text` on one line, "..." when cut.
+// `text` with every terminal control shown escaped; newlines kept when
+// `keep_newlines`, tabs always.
+std::string Printable(const std::string& text, bool keep_newlines);
+
+// At most `max_chars` code points of `text` on one line, "..." when cut,
+// controls escaped.
 std::string OneLine(const std::string& text, size_t max_chars);
 
 }  // namespace engram::cli
