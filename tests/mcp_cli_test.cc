@@ -124,7 +124,9 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   r = ToolCall(mcp, "memory_search", {{"query", "when are production deploys frozen"}, {"k", 1}});
   const std::string frozen = r["result"]["structuredContent"]["hits"][0]["fact"]["id"];
   r = ToolCall(mcp, "memory_update",
-               {{"id", frozen}, {"content", "Production deploys are frozen on Thursdays"}});
+               {{"id", frozen},
+                {"content", "Production deploys are frozen on Thursdays"},
+                {"tags", {"seed"}}});
   ASSERT_EQ(r["result"]["isError"], false) << r;
   EXPECT_EQ(r["result"]["structuredContent"]["superseded"]["id"], frozen);
   r = ToolCall(mcp, "memory_search", {{"query", "when are production deploys frozen"}, {"k", 5}});
@@ -142,7 +144,8 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   // What the MCP server stored is in the store every command reads.
   const testing::CliResult listed = runner.Run({"list", "--tag", "seed"});
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
-  EXPECT_NE(listed.out.find("frozen on Fridays"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("frozen on Thursdays"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("frozen on Fridays"), std::string::npos) << "replaced";
   EXPECT_EQ(listed.out.find("port 5433"), std::string::npos) << "forgotten";
 }
 
@@ -155,7 +158,12 @@ TEST(McpCliTest, NoMatchAndTheRecencyFallbackAreSaidInTheText) {
     if (fallback) runner.SetEnv("ENGRAM_FUSION_TEMPORAL_FALLBACK", "true");
     McpClient mcp(runner);
     json r =
-        ToolCall(mcp, "memory_add", {{"content", "The staging database listens on port 5433"}});
+        mcp.Request("initialize", {{"protocolVersion", "2025-06-18"},
+                                   {"capabilities", json::object()},
+                                   {"clientInfo", {{"name", "test-client"}, {"version", "1"}}}});
+    ASSERT_TRUE(r.contains("result")) << r;
+    mcp.Send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    r = ToolCall(mcp, "memory_add", {{"content", "The staging database listens on port 5433"}});
     ASSERT_EQ(r["result"]["isError"], false) << r;
     r = ToolCall(mcp, "memory_search", {{"query", "zebra quantum xylophone"}});
     ASSERT_EQ(r["result"]["isError"], false) << r;

@@ -142,13 +142,13 @@ Result<int64_t> ParseDuration(std::string_view text) {
       unit = 1000;
       break;
     case 'm':
-      unit = 60 * 1000;
+      unit = int64_t{60} * 1000;
       break;
     case 'h':
-      unit = 3600 * 1000;
+      unit = int64_t{3600} * 1000;
       break;
     case 'd':
-      unit = 86400 * 1000;
+      unit = int64_t{86400} * 1000;
       break;
     case 'w':
       unit = int64_t{7} * 86400 * 1000;

@@ -52,14 +52,22 @@ TEST(FusionTest, UniformlyOldFactsGetNoTemporalNoise) {
   for (const auto& c : r.ranked) EXPECT_LT(c.temporal.normalized, 1e-9);
 }
 
-TEST(FusionTest, ZeroSpreadNormalisesToZeroAndTiesBreakById) {
+TEST(FusionTest, ZeroSpreadKeepsTheAbsoluteValueAndTiesBreakById) {
   const std::vector<FusionCandidate> in = {Make("zz", 2.0, 0), Make("aa", 2.0, 0),
                                            Make("mm", 2.0, 0)};
   const FusionResult r = Fuse(in, FusionMode::kBlended, {});
   EXPECT_EQ(in[r.ranked[0].index].id, "aa");
   EXPECT_EQ(in[r.ranked[1].index].id, "mm");
   EXPECT_EQ(in[r.ranked[2].index].id, "zz");
-  for (const auto& c : r.ranked) EXPECT_EQ(c.lexical.normalized, 0.0);
+  // Equal matches are all full matches, not all zero.
+  for (const auto& c : r.ranked) EXPECT_EQ(c.lexical.normalized, 1.0);
+  // A lone cosine keeps its value, clamped to [0, 1].
+  FusionCandidate lone = Make("x", std::nullopt, 0);
+  lone.semantic = 0.8;
+  const FusionResult one = Fuse({lone}, FusionMode::kBlended, {});
+  EXPECT_DOUBLE_EQ(one.ranked[0].semantic.normalized, 0.8);
+  lone.semantic = -0.2;
+  EXPECT_DOUBLE_EQ(Fuse({lone}, FusionMode::kBlended, {}).ranked[0].semantic.normalized, 0.0);
 }
 
 TEST(FusionTest, SingleSignalModesUseRawValues) {

@@ -84,7 +84,12 @@ std::string FactVisibility::Condition(std::string_view alias) const {
   if (!f.kind.empty()) out += " AND " + a + ".kind = :kind";
   for (size_t i = 0; i < f.metadata.size(); ++i) {
     const std::string n = std::to_string(i);
-    out += " AND CAST(json_extract(" + a + ".metadata, :mpath" + n + ") AS TEXT) = :mval" + n;
+    out += " AND CAST(json_extract(";
+    out += a;
+    out += ".metadata, :mpath";
+    out += n;
+    out += ") AS TEXT) = :mval";
+    out += n;
   }
   if (f.since) out += " AND max(" + a + ".created_at, " + a + ".updated_at) >= :since";
   if (f.until) out += " AND min(" + a + ".created_at, " + a + ".updated_at) < :until";
