@@ -27,7 +27,7 @@ Status CheckText(const char* field, std::string_view value, size_t max_bytes, bo
                            std::to_string(bad + 1));
   }
   if (!allow_empty && IsBlankText(value)) {
-    return InvalidArgument(std::string(field) + ": empty text (nothing but white space)");
+    return InvalidArgument(std::string(field) + ": empty text");
   }
   if (value.size() > max_bytes) {
     return InvalidArgument(std::string(field) + ": " + std::to_string(value.size()) +
