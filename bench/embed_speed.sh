@@ -52,8 +52,23 @@ row() {
   echo "$line"
 }
 
+# The command as anyone can rerun it: paths inside the repository relative
+# to its root, the model under $ENGRAM_HOME named through it, any other
+# path by its file name alone (it names nothing on another machine).
+shown_path() {
+  local path root
+  path=$(realpath -m "$1")
+  root=$(pwd -P)
+  if [ -n "${ENGRAM_HOME:-}" ] && [[ $path == "$(realpath -m "$ENGRAM_HOME")"/* ]]; then
+    echo "\$ENGRAM_HOME/${path#"$(realpath -m "$ENGRAM_HOME")"/}"
+  elif [[ $path == "$root"/* ]]; then
+    echo "${path#"$root"/}"
+  else
+    basename "$path"
+  fi
+}
 first=0
-echo "$binary --model $model ${extra[*]}"
+echo "$(shown_path "$binary") --model $(shown_path "$model") ${extra[*]}"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs));" \
   "load:$(uptime | sed 's/.*load average://')"
 echo
