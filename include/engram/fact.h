@@ -43,10 +43,6 @@ struct Fact {
   Timestamp expires_at = 0;
 
   bool IsSuperseded() const { return !superseded_by.empty(); }
-  // Neither superseded nor expired at `now`.
-  bool CurrentAt(Timestamp now) const {
-    return superseded_by.empty() && (expires_at == 0 || expires_at > now);
-  }
 };
 
 // What a caller supplies. Fields left empty take the defaults above; the

@@ -57,6 +57,16 @@ StoredFact ReadFact(const SqliteStatement& s) {
   return out;
 }
 
+// Every row `s` gives (kFactColumns), in order.
+Result<std::vector<StoredFact>> ReadFacts(SqliteStatement* s) {
+  std::vector<StoredFact> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s->Step());
+    if (!row) return out;
+    out.push_back(ReadFact(*s));
+  }
+}
+
 }  // namespace
 
 std::string FactVisibility::Condition(std::string_view alias) const {
@@ -517,13 +527,7 @@ Result<std::vector<StoredFact>> FactStore::Expired(Timestamp now) {
       db_->Prepare(std::string("SELECT ") + kFactColumns +
                    " FROM facts WHERE expires_at != 0 AND expires_at <= ?1 ORDER BY scope, id"));
   s.BindInt(1, now);
-  std::vector<StoredFact> out;
-  while (true) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(ReadFact(s));
-  }
-  return out;
+  return ReadFacts(&s);
 }
 
 Result<std::vector<StoredFact>> FactStore::SupersededBy(const std::string& scope,
@@ -534,13 +538,7 @@ Result<std::vector<StoredFact>> FactStore::SupersededBy(const std::string& scope
                    " FROM facts WHERE scope = ?1 AND superseded_by = ?2 ORDER BY created_at, id"));
   s.BindText(1, scope);
   s.BindText(2, id);
-  std::vector<StoredFact> out;
-  while (true) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(ReadFact(s));
-  }
-  return out;
+  return ReadFacts(&s);
 }
 
 Status FactStore::RecordAccess(const std::vector<int64_t>& rowids, Timestamp now) {
