@@ -103,6 +103,45 @@ TEST_F(HttpServerTest, AddGetListSearchDeleteOneFact) {
   EXPECT_EQ(r.status, 404);
 }
 
+TEST_F(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
+  JsonReply r = store_.Post("/v1/facts", {{"content", "Standup is at 9:30"}, {"tags", {"team"}}});
+  ASSERT_EQ(r.status, 201) << r.raw;
+  const std::string old_id = r.body["facts"][0]["id"];
+  r = store_.Call("PUT", "/v1/facts/" + old_id.substr(0, 8),
+                  json({{"content", "Standup is at 10:15"}, {"tags", {"team"}}}).dump());
+  ASSERT_EQ(r.status, 201) << r.raw;
+  const std::string new_id = r.body["fact"]["id"];
+  EXPECT_EQ(r.body["superseded"]["id"], old_id);
+  EXPECT_EQ(r.body["superseded"]["superseded_by"], new_id);
+  // POST on the fact is an update too; the old one cannot be updated again.
+  r = store_.Post("/v1/facts/" + old_id, {{"content", "Standup is at 11:00"}});
+  EXPECT_EQ(r.status, 409) << r.raw;
+
+  r = store_.Get("/v1/facts/" + new_id + "/history");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  ASSERT_EQ(r.body["count"], 2);
+  EXPECT_EQ(r.body["facts"][0]["id"], old_id);
+  EXPECT_EQ(r.body["facts"][1]["id"], new_id);
+  EXPECT_EQ(store_.Get("/v1/facts").body["count"], 1);
+  EXPECT_EQ(store_.Get("/v1/facts?include_superseded=true").body["count"], 2);
+  r = store_.Post("/v1/search",
+                  {{"query", "standup"}, {"tags_all", {"team"}}, {"as_of", "2000-01-01"}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_TRUE(r.body["hits"].empty()) << "nothing was current in 2000";
+  r = store_.Post("/v1/search", {{"query", "standup"}, {"tags_any", {"team"}}});
+  ASSERT_EQ(r.body["hits"].size(), 1u) << r.raw;
+  EXPECT_EQ(r.body["hits"][0]["fact"]["id"], new_id);
+
+  r = store_.Call("DELETE", "/v1/facts/" + new_id);
+  EXPECT_EQ(r.status, 409) << "older versions would be left without a current one: " << r.raw;
+  r = store_.Call("DELETE", "/v1/facts/" + new_id + "?history=restore");
+  ASSERT_EQ(r.status, 200) << r.raw;
+  r = store_.Get("/v1/facts");
+  ASSERT_EQ(r.body["count"], 1);
+  EXPECT_EQ(r.body["facts"][0]["id"], old_id);
+  EXPECT_TRUE(r.body["facts"][0]["superseded_by"].is_null()) << "current again";
+}
+
 TEST_F(HttpServerTest, BatchAddIsAllOrNothing) {
   JsonReply r = store_.Post(
       "/v1/facts", {{"facts", {{{"content", "one"}}, {{"content", " "}}, {{"content", "three"}}}}});

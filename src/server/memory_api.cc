@@ -158,8 +158,9 @@ Result<json> MemoryApi::Add(const json& body) {
 
 Result<json> MemoryApi::Search(const json& body) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, RequestArgs::Of(body, "search"));
-  ENGRAM_RETURN_IF_ERROR(args.OnlyFields(
-      {"query", "k", "scope", "mode", "explain", "record", "hyde", "include_superseded"}));
+  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"query", "k", "scope", "mode", "explain", "record",
+                                          "hyde", "include_superseded", "tags_any", "tags_all",
+                                          "kind", "metadata", "since", "until", "as_of"}));
   const std::shared_ptr<const ServingConfig> config = Current();
   ENGRAM_ASSIGN_OR_RETURN(std::string query, args.RequiredString("query", limits_.max_query_bytes));
   SearchOptions options;
