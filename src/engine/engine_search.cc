@@ -67,6 +67,39 @@ size_t ScanDepth(size_t top_k, const FactVisibility& visibility) {
   return visibility.filter.IsEmpty() ? 2 * top_k : 8 * top_k + 64;
 }
 
+// Adds to `gathered` the best `top_k` of `vector_hits` (best first) that
+// `visibility` sees, with their cosines; hits already gathered (lexical
+// candidates) count toward top_k. The scan went deeper than top_k, so
+// hidden and filtered facts do not leave fewer. Returns how many count.
+Result<size_t> AddVisibleVectorHits(FactStore& store, const std::vector<VectorHit>& vector_hits,
+                                    size_t top_k, const FactVisibility& visibility,
+                                    std::vector<Gathered>* gathered,
+                                    std::unordered_map<int64_t, size_t>* by_rowid) {
+  std::vector<int64_t> new_rowids;
+  for (const VectorHit& v : vector_hits) {
+    if (!by_rowid->count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
+                          store.RankInputsOf(new_rowids, visibility));
+  std::unordered_map<int64_t, RankInput> seen;
+  for (RankInput& r : inputs) seen.emplace(r.rowid, std::move(r));
+  size_t kept = 0;
+  for (const VectorHit& v : vector_hits) {
+    if (kept == top_k) break;
+    if (by_rowid->count(v.fact_rowid)) {
+      ++kept;
+      continue;
+    }
+    const auto it = seen.find(v.fact_rowid);
+    if (it == seen.end()) continue;
+    ++kept;
+    (*by_rowid)[v.fact_rowid] = gathered->size();
+    gathered->push_back(FromRankInput(std::move(it->second)));
+    gathered->back().semantic = v.cosine;
+  }
+  return kept;
+}
+
 // Rounds of links followed from the candidates: A -> B -> C brings in C
 // from A.
 constexpr int kVersionHops = 2;
@@ -308,31 +341,9 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
               missing_vectors = true;
             }
           }
-          // The best top_k hits the caller may see; the scan went deeper so
-          // that hidden and filtered facts do not leave fewer.
-          std::vector<int64_t> new_rowids;
-          for (const VectorHit& v : vector_hits) {
-            if (!by_rowid.count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
-          }
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
-                                  store.RankInputsOf(new_rowids, visibility));
-          std::unordered_map<int64_t, RankInput> seen;
-          for (RankInput& r : inputs) seen.emplace(r.rowid, std::move(r));
-          size_t kept = 0;
-          for (const VectorHit& v : vector_hits) {
-            if (kept == top_k) break;
-            if (by_rowid.count(v.fact_rowid)) {
-              ++kept;
-              continue;
-            }
-            const auto it = seen.find(v.fact_rowid);
-            if (it == seen.end()) continue;
-            ++kept;
-            by_rowid[v.fact_rowid] = gathered.size();
-            gathered.push_back(FromRankInput(std::move(it->second)));
-            gathered.back().semantic = v.cosine;
-          }
-          response.vector_candidates = kept;
+          ENGRAM_ASSIGN_OR_RETURN(
+              response.vector_candidates,
+              AddVisibleVectorHits(store, vector_hits, top_k, visibility, &gathered, &by_rowid));
         }
         const bool fallback_mode =
             options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
