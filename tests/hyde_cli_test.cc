@@ -85,7 +85,7 @@ TEST(HydeCliTest, ExplainShowsTheHypothesisAndFallsBackWhenTheServerStops) {
   EXPECT_EQ(server.Requests().size(), 1u);
 
   server.Stop();
-  const std::string other = "where do we keep the records of orders";
+  const std::string other = "where do we keep the purchases table";
   r = cli.Run({"search", other, "--explain", "--no-record"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("no hypothesis"), std::string::npos) << r.out;

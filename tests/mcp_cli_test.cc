@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 
 #include "tests/cli_runner.h"
@@ -181,6 +182,64 @@ TEST(McpCliTest, NoMatchAndTheRecencyFallbackAreSaidInTheText) {
     }
     EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
   }
+}
+
+// Every filter of search and list, through the tools a model calls.
+TEST(McpCliTest, FiltersNarrowSearchAndListAlike) {
+  testing::CliRunner runner;
+  runner.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
+  McpClient mcp(runner);
+  json r = mcp.Request("initialize", {{"protocolVersion", "2025-06-18"},
+                                      {"capabilities", json::object()},
+                                      {"clientInfo", {{"name", "test-client"}, {"version", "1"}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  mcp.Send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  const json facts = json::array({{{"content", "postgres listens on port 5433"},
+                                   {"tags", {"db", "staging"}},
+                                   {"metadata", {{"env", "staging"}}}},
+                                  {{"content", "postgres listens on port 5432"},
+                                   {"tags", {"db", "prod"}},
+                                   {"metadata", {{"env", "prod"}}}},
+                                  {{"content", "postgres upgrades need a review"},
+                                   {"tags", {"process"}},
+                                   {"kind", "lesson"}}});
+  for (const json& f : facts) {
+    r = ToolCall(mcp, "memory_add", f);
+    ASSERT_EQ(r["result"]["isError"], false) << r;
+  }
+  // The contents a search and a list return under one filter; both must agree.
+  const auto found = [&](const json& filter) {
+    json search = filter;
+    search["query"] = "postgres";
+    const json s = ToolCall(mcp, "memory_search", search);
+    EXPECT_EQ(s["result"]["isError"], false) << s;
+    std::set<std::string> searched;
+    for (const json& h : s["result"]["structuredContent"]["hits"]) {
+      searched.insert(h["fact"]["content"].get<std::string>());
+    }
+    const json l = ToolCall(mcp, "memory_list", filter);
+    EXPECT_EQ(l["result"]["isError"], false) << l;
+    std::set<std::string> listed;
+    for (const json& f : l["result"]["structuredContent"]["facts"]) {
+      listed.insert(f["content"].get<std::string>());
+    }
+    EXPECT_EQ(searched, listed) << filter;
+    return searched;
+  };
+  using Set = std::set<std::string>;
+  EXPECT_EQ(found({{"tags_any", {"staging", "process"}}}),
+            (Set{"postgres listens on port 5433", "postgres upgrades need a review"}));
+  EXPECT_EQ(found({{"tags_all", {"db", "prod"}}}), (Set{"postgres listens on port 5432"}));
+  EXPECT_EQ(found({{"kind", "lesson"}}), (Set{"postgres upgrades need a review"}));
+  EXPECT_EQ(found({{"metadata", {{"env", "staging"}}}}), (Set{"postgres listens on port 5433"}));
+  EXPECT_EQ(found({{"since", "1d"}}).size(), 3u);
+  EXPECT_TRUE(found({{"until", "2000-01-01T00:00:00Z"}}).empty());
+  EXPECT_TRUE(found({{"as_of", "2000-01-01T00:00:00Z"}}).empty()) << "nothing was current then";
+  r = ToolCall(mcp, "memory_search", {{"query", "postgres"}, {"since", "last tuesday"}});
+  ASSERT_TRUE(r.contains("error")) << "a time it cannot read is an error: " << r;
+  EXPECT_EQ(r["error"]["code"], -32602);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("'since'"), std::string::npos) << r;
+  EXPECT_EQ(mcp.Close(), 0) << runner.Stderr();
 }
 
 TEST(McpCliTest, BadMessagesGetErrorObjectsAndTheServerKeepsRunning) {

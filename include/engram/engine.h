@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,9 +51,12 @@ struct SearchResponse {
   std::vector<std::string> query_terms;  // analysed terms of the query
   std::string language;                  // language detected for the query
   size_t candidates = 0;                 // facts scored before the cut to k
-  // Nothing matched the query (no term, no vector above the floor); hits
-  // is then empty unless the recency fallback is on.
+  // Nothing matched the query (no term, no vector above the floor, or
+  // only candidates without evidence); hits is then empty unless the
+  // recency fallback is on.
   bool no_match = false;
+  // Candidates dropped for lacking evidence (FusionOptions::min_lexical_coverage).
+  size_t without_evidence = 0;
   // The hits are the scope's most recent facts, not matches
   // (FusionOptions::temporal_fallback).
   bool temporal_fallback = false;
@@ -66,9 +71,20 @@ struct SearchResponse {
   std::vector<std::string> warnings;
 };
 
+// A new fact merged into a current fact it nearly repeats
+// (VersionOptions::merge_near_duplicates); its own text is not kept.
+struct NearDuplicate {
+  std::string id;       // the id the merged-away fact had
+  std::string content;  // its text
+  double cosine = 0.0;
+  double overlap = 0.0;  // weighted term overlap (src/lexical/term_overlap.h)
+};
+
 struct AddOutcome {
   Fact fact;
   bool created = false;  // false: merged into an existing fact
+  // Set when the merge was of a near-duplicate rather than the same text.
+  std::optional<NearDuplicate> near_duplicate;
   // On a merge: the fields besides tags that the new values changed
   // ("kind", "source", "confidence", "metadata", "expires_at").
   std::vector<std::string> updated_fields;
@@ -85,7 +101,10 @@ struct ImportOptions {
 
 struct ImportReport {
   size_t added = 0;
-  size_t merged = 0;
+  size_t merged = 0;           // same text, or near-duplicates (counted again below)
+  size_t near_duplicates = 0;  // merged as near-duplicates of current facts
+  // Id each near-duplicate had -> id of the fact it was merged into.
+  std::map<std::string, std::string> merged_into;
   size_t embedded = 0;  // new facts given a vector in the active space
   // Facts stored without a vector (embedding failed); backfill retries them.
   std::vector<std::string> warnings;

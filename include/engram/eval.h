@@ -44,6 +44,11 @@ struct EvalOptions {
   // Evaluate only the queries the LLM writes a hypothesis for, so that a
   // recorded file covering a subset compares like with like. Default false.
   bool hyde_queries_only = false;
+  // Another dataset's directory whose queries.jsonl is also asked of this
+  // corpus, each query in every scope of the corpus, 10 results deep, to
+  // count the searches that rightly find nothing (EvalModeResult::foreign).
+  // Default empty: none.
+  std::string foreign_queries;
   // Called with ("index" | "embed" | "search", done, total). May be empty.
   std::function<void(const std::string&, size_t, size_t)> progress;
 };
@@ -67,6 +72,16 @@ struct EvalUpdateFigures {
   double both_at_10 = 0.0;
 };
 
+// Queries of another dataset asked of this corpus (EvalOptions::
+// foreign_queries): nothing in it answers them, so each search should
+// return nothing.
+struct EvalForeignFigures {
+  std::string dataset;   // the queries' dataset
+  size_t searches = 0;   // queries x scopes
+  size_t empty = 0;      // searches that returned no result
+  double mean_hits = 0;  // results per search, of at most 10
+};
+
 struct EvalModeResult {
   FusionMode mode = FusionMode::kBlended;
   // The mode's name, or "blended[s/l/t]" for a run with its own weights.
@@ -78,9 +93,10 @@ struct EvalModeResult {
   std::map<std::string, std::vector<EvalRankedDoc>> run;  // query id -> ranking
   double seconds = 0.0;                                   // wall time of the queries
   bool hyde = false;                                      // HyDE was on for this run
-  size_t hypotheses = 0;                     // queries that got a hypothesis (HyDE runs)
-  size_t hyde_fallbacks = 0;                 // queries where HyDE fell back (HyDE runs)
-  std::optional<EvalUpdateFigures> updates;  // when the dataset has qrels/stale.tsv
+  size_t hypotheses = 0;                      // queries that got a hypothesis (HyDE runs)
+  size_t hyde_fallbacks = 0;                  // queries where HyDE fell back (HyDE runs)
+  std::optional<EvalUpdateFigures> updates;   // when the dataset has qrels/stale.tsv
+  std::optional<EvalForeignFigures> foreign;  // with EvalOptions::foreign_queries
 };
 
 struct EvalReport {

@@ -76,6 +76,15 @@ struct FusionOptions {
   // Default 0: none dropped. Raise it to keep weak matches away from a
   // model that trusts whatever it is given; other modes ignore it.
   double min_score = 0.0;
+  // A blended or rrf search answers only when some candidate shows
+  // evidence of being about the query: a cosine of at least
+  // vector.match_cosine, or of at least vector.min_cosine with a query term
+  // matched, or matched query terms carrying at least this share of the
+  // query's idf weight (terms in no fact of the scope weigh most).
+  // Otherwise it returns nothing (SearchResponse::no_match): a query that
+  // shares one ordinary word ("show", "low") with a store about something
+  // else finds nothing. Default 0.3; range [0, 1]; 0 turns the check off.
+  double min_lexical_coverage = 0.3;
 };
 
 // The semantic signal and its index (DESIGN §4, §6).
@@ -83,6 +92,11 @@ struct VectorOptions {
   // Vector hits below this cosine are not candidates. Default 0.25; range
   // [-1, 1]. src/config picks a provider's own default when none is set.
   double min_cosine = 0.25;
+  // A cosine that alone shows a candidate is about the query
+  // (FusionOptions::min_lexical_coverage). Default 0.42, chosen for the
+  // embedded model on the dev sets (docs/RESULTS.md); range [-1, 1]. A
+  // remote model's cosines run on another scale: set it with min_cosine.
+  double match_cosine = 0.42;
   // Vector hits added to the lexical candidates per search. Default 12;
   // range [0, 10000]. Semantic mode takes max(top_k, k).
   size_t top_k = 12;
@@ -149,8 +163,9 @@ struct HydeOptions {
 // facts that are mostly rewritten rather than added to.
 struct VersionOptions {
   // Look for the facts a new fact is a version of when it is written
-  // (costs one vector scan of the scope per new fact). Default false.
-  bool link_on_write = false;
+  // (costs one vector scan of the scope per new fact, and a count of each
+  // term of the pair's facts). Default true.
+  bool link_on_write = true;
   // Least cosine between two facts for a link. Default 0.5; range [-1, 1].
   // This model scores unrelated facts of one scope 0.3-0.6, so a low floor
   // links many pairs that are not versions.
@@ -158,9 +173,16 @@ struct VersionOptions {
   // Most facts one new fact is linked to, its nearest first. Default 1;
   // range [0, 16]; 0 turns write-time links off.
   size_t link_max = 1;
+  // Least weighted term overlap between a fact and an older version of it
+  // (src/lexical/term_overlap.h: words rare in the scope count most).
+  // Default 0.4, chosen on the dev sets with timestamps together
+  // (docs/RESULTS.md); range [0, 1]; 0 lets cosine alone decide. Two facts
+  // about the same thing share its names and values; two about a scope's
+  // usual subject share only its common words.
+  double link_min_overlap = 0.4;
   // Order search results so a newer version ranks above the older ones it
-  // is linked to (explicit updates included). Default false.
-  bool newer_first = false;
+  // is linked to (explicit updates included). Default true.
+  bool newer_first = true;
   // A newer version is lifted above an older one only when its own score is
   // at least this share of the older's. Default 0 (every successor is
   // lifted); range [0, 1]. Higher keeps versions that do not answer the
@@ -170,6 +192,17 @@ struct VersionOptions {
   // first. Default 2; range [1, 16]. More puts every look-alike newer fact
   // above a fact the query found.
   size_t max_successors = 2;
+  // A new fact this close to a current fact of its scope, in the same
+  // space, is merged into it instead of stored beside it (tags united, new
+  // kind, source, confidence, metadata and expiry applied, its text not
+  // kept; AddOutcome::near_duplicate says so). Both conditions hold:
+  // cosine at least merge_min_cosine (default 0.95; range [0, 1]) and
+  // weighted term overlap at least merge_min_overlap (default 0.8; range
+  // [0, 1]), so "port 5432" does not swallow "port 5433" however close
+  // their vectors. merge_near_duplicates false turns it off (default true).
+  bool merge_near_duplicates = true;
+  double merge_min_cosine = 0.95;
+  double merge_min_overlap = 0.8;
 };
 
 // Limits that protect the store from bad input.

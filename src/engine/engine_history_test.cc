@@ -278,6 +278,7 @@ TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
     o.versions.link_on_write = true;
     o.versions.newer_first = true;
     o.versions.link_min_cosine = 0.9;
+    o.versions.link_min_overlap = 0.0;  // cosine alone: these share no word
   });
   NewFact old_fact = Text("standup is in the kestrel room");
   old_fact.created_at = kNow - 7 * kDay;
@@ -299,10 +300,96 @@ TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
   EXPECT_EQ(r->hits[0].explanation.newer_version_of, r->hits[1].fact.id);
   EXPECT_EQ(r->hits[1].fact.content, "standup is in the kestrel room") << "the older stays";
   // Off, the query finds only what it matches.
-  Open([&](EngineOptions& opts) { opts.embedder = embedder; });
+  Open([&](EngineOptions& opts) {
+    opts.embedder = embedder;
+    opts.versions.link_on_write = false;
+    opts.versions.newer_first = false;
+  });
   auto plain = engine_->Search("kestrel room", o);
   ASSERT_TRUE(plain.ok());
   ASSERT_EQ(plain->hits.size(), 1u);
+}
+
+TEST_F(EngineHistoryTest, ByDefaultAVersionLinkNeedsTheFactsRareWordsToo) {
+  // All three standup facts are one concept (cosine 1); only the pair that
+  // names the same room and meeting is linked.
+  auto embedder = std::make_shared<testing::ConceptEmbedder>(
+      std::vector<std::vector<std::string>>{{"standup", "sync"}, {"lunch", "food"}});
+  Open([&](EngineOptions& o) { o.embedder = embedder; });
+  const auto add = [&](const std::string& content, Timestamp created) {
+    NewFact f = Text(content);
+    f.created_at = created;
+    ASSERT_TRUE(engine_->Add(f).ok());
+  };
+  add("the routing standup is at 9:30 in the kestrel room", kNow - 9 * kDay);
+  add("lunch is served at noon", kNow - 8 * kDay);
+  add("the routing standup is at 10:15 in the kestrel room", kNow - 4 * kDay);
+  SearchOptions o;
+  o.record_access = false;
+  o.explain = true;
+  o.mode = FusionMode::kLexical;
+  auto linked = engine_->Search("9:30", o);
+  ASSERT_TRUE(linked.ok()) << linked.status().ToString();
+  ASSERT_EQ(linked->hits.size(), 2u) << "the newer version is brought in";
+  EXPECT_EQ(linked->hits[0].fact.content, "the routing standup is at 10:15 in the kestrel room");
+  EXPECT_EQ(linked->hits[1].fact.content, "the routing standup is at 9:30 in the kestrel room");
+
+  add("a sync happens every monday", kNow - 1 * kDay);  // same concept, no shared rare word
+  auto unlinked = engine_->Search("kestrel room", o);
+  ASSERT_TRUE(unlinked.ok());
+  ASSERT_EQ(unlinked->hits.size(), 2u) << "cosine alone does not make a version";
+  EXPECT_EQ(unlinked->hits[0].fact.content, "the routing standup is at 10:15 in the kestrel room");
+}
+
+TEST_F(EngineHistoryTest, ANearDuplicateMergesButAChangedValueDoesNot) {
+  auto embedder = std::make_shared<testing::ConceptEmbedder>(
+      std::vector<std::vector<std::string>>{{"tabs", "spaces"}, {"postgres"}});
+  Open([&](EngineOptions& o) { o.embedder = embedder; });
+  NewFact first = Text("Priya prefers tabs over spaces in Go code.");
+  first.created_at = kNow - 3 * kDay;
+  auto kept = engine_->Add(first);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  NewFact again = Text("priya prefers TABS over spaces, in Go code!");
+  again.tags = {"style"};
+  auto merged = engine_->Add(again);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_FALSE(merged->created);
+  EXPECT_EQ(merged->fact.id, kept->fact.id);
+  EXPECT_EQ(merged->fact.tags, std::vector<std::string>{"style"});
+  ASSERT_TRUE(merged->near_duplicate.has_value());
+  EXPECT_EQ(merged->near_duplicate->content, "priya prefers TABS over spaces, in Go code!");
+  EXPECT_GE(merged->near_duplicate->cosine, 0.95);
+  EXPECT_GE(merged->near_duplicate->overlap, 0.8);
+  EXPECT_EQ(Listed(), std::vector<std::string>{"Priya prefers tabs over spaces in Go code."});
+
+  // Same vector, but the number that matters differs: both stay.
+  ASSERT_TRUE(engine_->Add(Text("postgres listens on port 5433")).ok());
+  auto other = engine_->Add(Text("postgres listens on port 5432"));
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->created);
+  EXPECT_FALSE(other->near_duplicate.has_value());
+  EXPECT_EQ(Listed().size(), 3u);
+
+  // An import merges near-duplicates among its own facts and says which.
+  std::vector<NewFact> batch = {Text("Priya prefers tabs over spaces in Go code"),
+                                Text("postgres listens on port 6543")};
+  auto report = engine_->Import(batch, {});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->added, 1u);
+  EXPECT_EQ(report->merged, 1u);
+  EXPECT_EQ(report->near_duplicates, 1u);
+  ASSERT_EQ(report->merged_into.size(), 1u);
+  EXPECT_EQ(report->merged_into.begin()->second, kept->fact.id);
+  EXPECT_EQ(Listed().size(), 4u);
+
+  // Off, near-duplicates pile up.
+  Open([&](EngineOptions& o) {
+    o.embedder = embedder;
+    o.versions.merge_near_duplicates = false;
+  });
+  auto piled = engine_->Add(Text("Priya prefers tabs over spaces: in Go code"));
+  ASSERT_TRUE(piled.ok());
+  EXPECT_TRUE(piled->created);
 }
 
 TEST_F(EngineHistoryTest, FiltersRestrictSearchAndListAlike) {

@@ -114,6 +114,33 @@ Status EngineImpl::Validate(const NewFact& fact) const {
   return ValidateNewFact(fact, Options()->limits);
 }
 
+Result<AddOutcome> EngineImpl::MergeInto(StoredFact existing, const Fact& incoming) {
+  // Tags united, updated_at the later of the two, new descriptive values
+  // applied (MergeDescription), counters kept.
+  AddOutcome outcome;
+  Fact merged = std::move(existing.fact);
+  std::vector<std::string> tags = merged.tags;
+  tags.insert(tags.end(), incoming.tags.begin(), incoming.tags.end());
+  std::sort(tags.begin(), tags.end());
+  tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+  merged.tags = std::move(tags);
+  merged.updated_at = std::max(merged.updated_at, incoming.updated_at);
+  ENGRAM_RETURN_IF_ERROR(store_->UpdateTags(existing.rowid, merged.tags, merged.updated_at,
+                                            CountTagTerms(merged.tags)));
+  outcome.updated_fields = MergeDescription(incoming, &merged);
+  if (!outcome.updated_fields.empty()) {
+    ENGRAM_RETURN_IF_ERROR(store_->UpdateDescription(existing.rowid, merged));
+  }
+  if (merged.IsSuperseded()) {
+    outcome.warnings.push_back("fact " + merged.id + " was superseded by " + merged.superseded_by +
+                               "; it stays superseded (update that fact to bring this text "
+                               "back)");
+  }
+  outcome.fact = std::move(merged);
+  outcome.created = false;
+  return outcome;
+}
+
 Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFact& in,
                                          Timestamp now, int64_t* rowid) {
   ENGRAM_RETURN_IF_ERROR(ValidateNewFact(in, limits));
@@ -121,32 +148,7 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
   row.fact = BuildFact(in, now);
   AddOutcome outcome;
   auto existing = store_->Get(row.fact.scope, row.fact.id);
-  if (existing.ok()) {
-    // Merge: tags united, updated_at the later of the two, new descriptive
-    // values applied (MergeDescription), counters kept.
-    Fact merged = std::move(existing->fact);
-    std::vector<std::string> tags = merged.tags;
-    tags.insert(tags.end(), row.fact.tags.begin(), row.fact.tags.end());
-    std::sort(tags.begin(), tags.end());
-    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
-    merged.tags = std::move(tags);
-    merged.updated_at = std::max(merged.updated_at, row.fact.updated_at);
-    ENGRAM_RETURN_IF_ERROR(store_->UpdateTags(existing->rowid, merged.tags, merged.updated_at,
-                                              CountTagTerms(merged.tags)));
-    outcome.updated_fields = MergeDescription(row.fact, &merged);
-    if (!outcome.updated_fields.empty()) {
-      ENGRAM_RETURN_IF_ERROR(store_->UpdateDescription(existing->rowid, merged));
-    }
-    if (merged.IsSuperseded()) {
-      outcome.warnings.push_back("fact " + merged.id + " was superseded by " +
-                                 merged.superseded_by +
-                                 "; it stays superseded (update that fact to bring this text "
-                                 "back)");
-    }
-    outcome.fact = std::move(merged);
-    outcome.created = false;
-    return outcome;
-  }
+  if (existing.ok()) return MergeInto(std::move(*existing), row.fact);
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
   std::tie(row.content_terms, row.tags_terms) = TermCounts(row.fact.content, row.fact.tags);
   ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
@@ -177,6 +179,13 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
     std::vector<EmbeddedFact> vectors;
     auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &result->warnings, &vectors);
     if (!embedded.ok()) result->warnings.push_back(embedded.status().message());
+    std::vector<std::optional<AddOutcome>> merged =
+        MergeNearDuplicates(*options, &vectors, &result->warnings);
+    if (!merged.empty() && merged[0]) {
+      merged[0]->warnings.insert(merged[0]->warnings.begin(), result->warnings.begin(),
+                                 result->warnings.end());
+      return std::move(*merged[0]);
+    }
     LinkVersions(*options, vectors, &result->warnings);
   }
   return result;
@@ -217,6 +226,14 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
       report.embedded = *embedded;
     } else {
       report.warnings.push_back(embedded.status().message());
+    }
+    for (const std::optional<AddOutcome>& m :
+         MergeNearDuplicates(*engine_options, &vectors, &report.warnings)) {
+      if (!m) continue;
+      --report.added;
+      ++report.merged;
+      ++report.near_duplicates;
+      report.merged_into[m->near_duplicate->id] = m->fact.id;
     }
     LinkVersions(*engine_options, vectors, &report.warnings);
   }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engram/engine.h"
@@ -69,6 +70,11 @@ class EngineImpl final : public Engine {
  private:
   // Validates, builds and upserts one fact; caller holds mutex_ and runs
   // inside a transaction. `rowid` receives the new fact's row when created.
+  // Merges `incoming` into the stored fact `existing` (the same text, or a
+  // near-duplicate): tags united, kind, source, confidence, metadata and
+  // expiry applied where `incoming` sets them. The caller holds mutex_ in a
+  // transaction.
+  Result<AddOutcome> MergeInto(StoredFact existing, const Fact& incoming);
   Result<AddOutcome> AddLocked(const LimitOptions& limits, const NewFact& fact, Timestamp now,
                                int64_t* rowid);
 
@@ -140,12 +146,48 @@ class EngineImpl final : public Engine {
 
   // Version links on write (engine_versions.cc): links each fact of
   // `embedded`, in order, to up to versions.link_max of its scope's facts
-  // nearest to it with cosine >= versions.link_min_cosine, the one created
-  // later being the newer version; facts created at the same instant are
-  // not linked. Takes mutex_; the caller must not hold it. A failure is a
-  // warning: the facts stay stored, without links.
+  // nearest to it with cosine >= versions.link_min_cosine and weighted term
+  // overlap >= versions.link_min_overlap, the one created later being the
+  // newer version; facts created at the same instant are not linked. Takes mutex_; the caller must
+  // not hold it. A failure is a warning: the facts stay stored, without links.
   void LinkVersions(const EngineOptions& options, const std::vector<EmbeddedFact>& embedded,
                     std::vector<std::string>* warnings);
+  // Near-duplicates on write (engine_duplicates.cc): each fact of
+  // `embedded` whose nearest fact of its scope is current, at cosine >=
+  // versions.merge_min_cosine and weighted term overlap >=
+  // versions.merge_min_overlap, is merged into the one written first of the
+  // two and deleted; merged facts leave `embedded`. Returns, per fact of
+  // `embedded` as given, the outcome of its merge (nullopt: kept). Takes
+  // mutex_; the caller must not hold it. A failure is a warning.
+  std::vector<std::optional<AddOutcome>> MergeNearDuplicates(const EngineOptions& options,
+                                                             std::vector<EmbeddedFact>* embedded,
+                                                             std::vector<std::string>* warnings);
+  // A new fact and one of its nearest facts: a candidate version link or
+  // near-duplicate.
+  struct Pair {
+    int64_t fact = 0;
+    int64_t neighbour = 0;
+    float cosine = 0;
+  };
+  // Up to `per_fact` nearest facts of each fact of `embedded` in its scope,
+  // itself left out, with cosine >= `min_cosine`, from the vector cache
+  // brought in step first; `facts` receives the new facts `visibility`
+  // sees. Takes mutex_ for the reads; the caller must not hold it.
+  Result<std::vector<Pair>> NearestPairs(const EngineOptions& options,
+                                         const std::vector<EmbeddedFact>& embedded,
+                                         const FactVisibility& visibility, size_t per_fact,
+                                         double min_cosine,
+                                         std::unordered_map<int64_t, RankInput>* facts,
+                                         std::vector<std::string>* warnings);
+  // Adds to `facts` the neighbours of `pairs` that `visibility` sees. The
+  // caller holds mutex_.
+  Status AddNeighbourInputs(const std::vector<Pair>& pairs, const FactVisibility& visibility,
+                            std::unordered_map<int64_t, RankInput>* facts);
+  // The weighted term overlap (src/lexical/term_overlap.h) of each pair,
+  // over the statistics of the new fact's scope; `facts` holds both facts
+  // of every pair. The caller holds mutex_.
+  Result<std::vector<double>> TermOverlaps(const std::vector<Pair>& pairs,
+                                           const std::unordered_map<int64_t, RankInput>& facts);
 
   // Writes `plan` for attachment `name` (created when `id` is 0, else
   // checked to still be `id`), with vectors for the chunks that lack one in

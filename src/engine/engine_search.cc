@@ -60,6 +60,37 @@ Gathered FromRankInput(RankInput&& r) {
                   r.created_at};
 }
 
+// Whether a candidate shows evidence of being about the query
+// (docs/ARCHITECTURE.md, "Scores and fallbacks that tell the truth"): a
+// cosine of at least vector.match_cosine; or one of at least
+// vector.min_cosine with a query term matched; or matched terms carrying
+// at least fusion.min_lexical_coverage of the weight of the query's own
+// terms (the first `own_terms`), or of HyDE's keywords added after them.
+bool ShowsEvidence(const Gathered& g, const QueryTermCounts& counts, size_t own_terms,
+                   const EngineOptions& options) {
+  if (g.semantic && *g.semantic >= options.vector.match_cosine) return true;
+  if (g.semantic && *g.semantic >= options.vector.min_cosine && !g.matched.empty()) return true;
+  const double least = options.fusion.min_lexical_coverage;
+  return LexicalCoverage(g.matched, counts, 0, own_terms) >= least ||
+         (counts.doc_freq.size() > own_terms &&
+          LexicalCoverage(g.matched, counts, own_terms, counts.doc_freq.size()) >= least);
+}
+
+// When no candidate shows evidence, drops them all: the store holds
+// nothing the query is about, and its best guesses would read as answers.
+// Keeps `by_rowid` in step; returns how many went.
+size_t DropUnlessAnyShowsEvidence(const QueryTermCounts& counts, size_t own_terms,
+                                  const EngineOptions& options, std::vector<Gathered>* gathered,
+                                  std::unordered_map<int64_t, size_t>* by_rowid) {
+  for (const Gathered& g : *gathered) {
+    if (ShowsEvidence(g, counts, own_terms, options)) return 0;
+  }
+  const size_t dropped = gathered->size();
+  gathered->clear();
+  by_rowid->clear();
+  return dropped;
+}
+
 // Vector hits to scan for so that `top_k` remain once the facts the
 // caller does not see are dropped: superseded ones (at most about one per
 // current fact) and, with a filter, whatever it leaves out.
@@ -246,6 +277,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
   SearchResponse response;
   LexicalQuery lexical_query = AnalyzeQuery(query);
+  const size_t own_terms = lexical_query.terms.size();  // before HyDE's expansion
   response.language = lexical_query.language;
   const bool semantic = opts->embedder && UsesSemantic(options.mode) && !query.empty();
 
@@ -301,14 +333,15 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   FusionResult fused;
   std::vector<VersionEdge> edges;
   std::vector<VersionLift> lifts;
+  QueryTermCounts term_counts;
   Status read = ReadSnapshot(
       [&](FactStore& store) -> Status {
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
         std::unordered_map<int64_t, size_t> by_rowid;
         if (UsesLexical(options.mode)) {
-          ENGRAM_ASSIGN_OR_RETURN(
-              std::vector<LexicalHit> hits,
-              SearchLexical(store.db(), lexical_query, scopes, opts->bm25, visibility));
+          ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
+                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25,
+                                                visibility, &term_counts));
           for (LexicalHit& h : hits) {
             by_rowid[h.rowid] = gathered.size();
             gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
@@ -347,6 +380,10 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         }
         const bool fallback_mode =
             options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
+        if (fallback_mode) {
+          response.without_evidence =
+              DropUnlessAnyShowsEvidence(term_counts, own_terms, *opts, &gathered, &by_rowid);
+        }
         response.no_match = gathered.empty() && options.mode != FusionMode::kTemporal;
         if (options.mode == FusionMode::kTemporal ||
             (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {

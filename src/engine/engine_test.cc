@@ -116,6 +116,32 @@ TEST_F(EngineTest, NoMatchAnswersNothingAndSaysSo) {
   EXPECT_EQ(matched->hits.size(), 1u);
 }
 
+TEST_F(EngineTest, AQueryThatSharesOnlyAMinorWordFindsNothing) {
+  Add("Caroline is planning an art show with her paintings");
+  Add("the staging database listens on port 5433");
+  Add("Melanie painted a lake sunrise last year");
+  SearchOptions o;
+  o.record_access = false;
+  // "show" carries under a tenth of the query's weight: the other words are
+  // in no fact of the scope.
+  auto r = engine_->Search("zero-dimensional biomaterials show inductive properties", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->no_match);
+  EXPECT_TRUE(r->hits.empty());
+  EXPECT_EQ(r->without_evidence, 1u);
+  // The same word is evidence when it is most of what the query asks.
+  auto shown = engine_->Search("which show", o);
+  ASSERT_TRUE(shown.ok());
+  ASSERT_EQ(shown->hits.size(), 1u);
+  EXPECT_FALSE(shown->no_match);
+  // With the check off, the weak match is returned.
+  Reopen([](EngineOptions& opts) { opts.fusion.min_lexical_coverage = 0.0; });
+  auto off = engine_->Search("zero-dimensional biomaterials show inductive properties", o);
+  ASSERT_TRUE(off.ok());
+  ASSERT_EQ(off->hits.size(), 1u);
+  EXPECT_EQ(off->without_evidence, 0u);
+}
+
 TEST_F(EngineTest, ALoneExactMatchScoresHigh) {
   Add("Deploys are frozen on Fridays", {}, kNow - 400 * kDay);
   SearchOptions o;

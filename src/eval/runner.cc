@@ -12,6 +12,7 @@
 #include "engram/fact.h"
 #include "src/eval/beir_dataset.h"
 #include "src/eval/evaluation.h"
+#include "src/eval/text_file.h"
 #include "src/eval/trec_run.h"
 #include "src/eval/update_metrics.h"
 
@@ -55,6 +56,31 @@ class ScratchDir {
 // A corpus row as one fact's text.
 std::string FactContent(const CorpusDoc& d) {
   return d.title.empty() ? d.text : d.title + "\n" + d.text;
+}
+
+// Every query of `foreign` asked in every scope of `scopes`, 10 deep.
+Result<EvalForeignFigures> AskForeignQueries(Engine& engine, const std::string& foreign_name,
+                                             const std::vector<EvalQuery>& foreign,
+                                             const std::vector<std::string>& scopes,
+                                             const SearchOptions& base) {
+  EvalForeignFigures figures;
+  figures.dataset = foreign_name;
+  size_t hits = 0;
+  for (const EvalQuery& q : foreign) {
+    for (const std::string& scope : scopes) {
+      SearchOptions search = base;
+      search.k = 10;
+      search.scopes = {scope};
+      ENGRAM_ASSIGN_OR_RETURN(SearchResponse response, engine.Search(q.text, search));
+      ++figures.searches;
+      if (response.hits.empty()) ++figures.empty;
+      hits += response.hits.size();
+    }
+  }
+  if (figures.searches > 0) {
+    figures.mean_hits = static_cast<double>(hits) / static_cast<double>(figures.searches);
+  }
+  return figures;
 }
 
 }  // namespace
@@ -159,6 +185,20 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     dataset.queries = std::move(kept);
     dataset.qrels = std::move(kept_qrels);
   }
+  std::vector<EvalQuery> foreign;
+  std::string foreign_name;
+  if (!options.foreign_queries.empty()) {
+    const std::filesystem::path dir(options.foreign_queries);
+    ENGRAM_ASSIGN_OR_RETURN(std::string text,
+                            ReadTextFile(dir / "queries.jsonl", "eval: foreign queries"));
+    ENGRAM_ASSIGN_OR_RETURN(foreign, ParseBeirQueries(text, dir / "queries.jsonl"));
+    foreign_name = (dir / ".").parent_path().filename().string();
+  }
+  std::vector<std::string> scopes;
+  for (const CorpusDoc& d : dataset.corpus) scopes.push_back(d.scope);
+  std::sort(scopes.begin(), scopes.end());
+  scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());
+
   MetricOptions metric_options;
   for (const Variant& variant : variants) {
     const FusionMode mode = variant.mode;
@@ -196,6 +236,15 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
       }
     }
     result.seconds = SecondsSince(start);
+    if (!foreign.empty() && !variant.hyde) {
+      SearchOptions base;
+      base.mode = mode;
+      base.weights = variant.weights;
+      base.record_access = false;
+      base.hyde = false;
+      ENGRAM_ASSIGN_OR_RETURN(result.foreign,
+                              AskForeignQueries(*engine, foreign_name, foreign, scopes, base));
+    }
     ENGRAM_ASSIGN_OR_RETURN(Evaluation evaluation,
                             Evaluate(run, dataset.qrels, QuerySet::kWithRelevant, metric_options));
     result.metrics = evaluation.mean;

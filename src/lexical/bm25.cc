@@ -20,7 +20,8 @@ double Bm25Saturation(double tf, double field_len, double avg_field_len,
 
 std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_terms,
                                const Bm25Collection& collection, const Bm25Options& options,
-                               std::vector<std::vector<size_t>>* matched) {
+                               std::vector<std::vector<size_t>>* matched,
+                               std::vector<int64_t>* doc_freq_out) {
   const size_t n_fields = collection.field_weight.size();
   const auto holds = [&](const Bm25Match& m, size_t t) {
     for (size_t f = 0; f < n_fields; ++f) {
@@ -34,6 +35,7 @@ std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_t
   }
   std::vector<double> idf(n_terms);
   for (size_t t = 0; t < n_terms; ++t) idf[t] = Bm25Idf(collection.n_docs, doc_freq[t]);
+  if (doc_freq_out != nullptr) *doc_freq_out = doc_freq;
   std::vector<double> scores(matches.size(), 0.0);
   if (matched != nullptr) matched->assign(matches.size(), {});
   for (size_t i = 0; i < matches.size(); ++i) {

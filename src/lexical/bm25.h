@@ -45,10 +45,12 @@ struct Bm25Collection {
 // the weighted sum of the fields' saturations. Document frequencies are
 // counted over `matches`, which must therefore be every document of the
 // collection holding any of the `n_terms` terms. `matched` (when given)
-// receives, per match, the terms it holds in first-to-last order.
+// receives, per match, the terms it holds in first-to-last order;
+// `doc_freq` (when given) each term's document frequency.
 std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_terms,
                                const Bm25Collection& collection, const Bm25Options& options,
-                               std::vector<std::vector<size_t>>* matched);
+                               std::vector<std::vector<size_t>>* matched,
+                               std::vector<int64_t>* doc_freq_out = nullptr);
 
 }  // namespace engram
 

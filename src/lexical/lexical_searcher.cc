@@ -1,5 +1,6 @@
 #include "src/lexical/lexical_searcher.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <unordered_set>
@@ -64,6 +65,20 @@ size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords
   return added;
 }
 
+double LexicalCoverage(const std::vector<size_t>& matched, const QueryTermCounts& counts,
+                       size_t first, size_t last) {
+  last = std::min(last, counts.doc_freq.size());
+  const int64_t n_docs = std::max(counts.n_docs, kCoverageMinDocs);
+  const auto weight = [&](size_t t) { return Bm25Idf(n_docs, counts.doc_freq[t]); };
+  double total = 0.0;
+  for (size_t t = first; t < last; ++t) total += weight(t);
+  double covered = 0.0;
+  for (const size_t t : matched) {
+    if (t >= first && t < last) covered += weight(t);
+  }
+  return total > 0.0 ? covered / total : 0.0;
+}
+
 int64_t CountTerms(std::string_view text) { return static_cast<int64_t>(Analyze(text).size()); }
 
 int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }
@@ -71,7 +86,8 @@ int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes_in,
                                               const Bm25Options& options,
-                                              const FactVisibility& visibility) {
+                                              const FactVisibility& visibility,
+                                              QueryTermCounts* counts) {
   std::vector<LexicalHit> out;
   if (query.terms.empty()) return out;
   const auto scopes = ScopesOrDefault(scopes_in);
@@ -86,6 +102,7 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   BindScopes(&totals, 1, scopes);
   ENGRAM_ASSIGN_OR_RETURN(bool has_row, totals.Step());
   const int64_t n_docs = has_row ? totals.ColumnInt(0) : 0;
+  if (counts != nullptr) *counts = QueryTermCounts{n_docs, {}};
   if (n_docs == 0) return out;
   const double avg_content = totals.ColumnDouble(1) / static_cast<double>(n_docs);
   const double avg_tags = totals.ColumnDouble(2) / static_cast<double>(n_docs);
@@ -122,7 +139,8 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   }
   const Bm25Collection collection{n_docs, {avg_content, avg_tags}, {1.0, options.tag_boost}};
   std::vector<std::vector<size_t>> matched;
-  const std::vector<double> scores = Bm25Scores(matches, n_terms, collection, options, &matched);
+  const std::vector<double> scores = Bm25Scores(matches, n_terms, collection, options, &matched,
+                                                counts != nullptr ? &counts->doc_freq : nullptr);
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].score = scores[i];
     out[i].matched = std::move(matched[i]);

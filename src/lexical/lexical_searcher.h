@@ -62,13 +62,32 @@ struct LexicalHit {
   Timestamp created_at = 0;
 };
 
+// How common each query term is among the facts searched.
+struct QueryTermCounts {
+  int64_t n_docs = 0;             // facts of the searched scopes
+  std::vector<int64_t> doc_freq;  // per query term, the facts holding it
+};
+
 // Every fact of `scopes` (default scope when empty) that `visibility` sees
 // matching at least one term, unordered. Collection statistics count every
-// stored fact of the scopes, seen or not.
+// stored fact of the scopes, seen or not; `counts` (when given) receives
+// them (doc_freq empty when the scopes hold no fact).
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes,
                                               const Bm25Options& options,
-                                              const FactVisibility& visibility = {});
+                                              const FactVisibility& visibility = {},
+                                              QueryTermCounts* counts = nullptr);
+
+// The share of the weight of query terms [first, last) that a fact's
+// matched terms carry: sum of w(t) over the `matched` indexes in the range
+// / sum over the range, with
+// w(t) BM25's idf over max(n_docs, kCoverageMinDocs) facts. The floor keeps
+// a small scope from making its every word look common: in a scope of three
+// facts a word held by one is not thereby worth less than one held by none.
+// In [0, 1]; 0 when the terms weigh nothing.
+inline constexpr int64_t kCoverageMinDocs = 1000;
+double LexicalCoverage(const std::vector<size_t>& matched, const QueryTermCounts& counts,
+                       size_t first, size_t last);
 
 }  // namespace engram
 

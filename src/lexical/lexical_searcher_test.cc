@@ -117,5 +117,26 @@ TEST(ExpandQueryTest, AddsNewTermsInTheQueryLanguage) {
   EXPECT_EQ(pt.terms.back(), AnalyzeQuery("configurações do banco").terms.front());
 }
 
+TEST(LexicalCoverageTest, SharesOfTheQuerysOwnWeight) {
+  // Over 1,000 facts (the floor): idf 6.503290 (df 1), 4.557380 (df 10),
+  // 2.298597 (df 100); the fourth term was added by HyDE.
+  const QueryTermCounts counts{1000, {1, 10, 100, 0}};
+  EXPECT_NEAR(LexicalCoverage({0}, counts, 0, 3), 0.486800, 1e-6);
+  EXPECT_NEAR(LexicalCoverage({1, 2}, counts, 0, 3), 0.513200, 1e-6);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({0, 1, 2}, counts, 0, 3), 1.0);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, counts, 0, 3), 0.0)
+      << "an added term is not the query's own";
+  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, counts, 3, 4), 1.0) << "but covers the added ones";
+  EXPECT_DOUBLE_EQ(LexicalCoverage({}, counts, 0, 3), 0.0);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({0}, QueryTermCounts{}, 0, 3), 0.0) << "an empty scope";
+}
+
+TEST(LexicalCoverageTest, ASmallScopeCountsAsAThousandFacts) {
+  // Two query terms held by one fact of three, two held by none: over 1,000
+  // facts 2 * 6.503290 / (2 * 6.503290 + 2 * 7.601902) = 0.461056; over the
+  // scope's own three facts it would be 0.320504.
+  EXPECT_NEAR(LexicalCoverage({0, 1}, QueryTermCounts{3, {1, 1, 0, 0}}, 0, 4), 0.461056, 1e-6);
+}
+
 }  // namespace
 }  // namespace engram

@@ -50,6 +50,7 @@ json SearchResponseToJson(const std::string& query, FusionMode mode, const Searc
           {"no_match", response.no_match},
           {"temporal_fallback", response.temporal_fallback},
           {"below_min_score", response.below_min_score},
+          {"without_evidence", response.without_evidence},
           {"note", SearchResultNote(response)},
           {"hyde", HydeJson(response.hyde)},
           {"missing_scopes", response.missing_scopes},
@@ -61,6 +62,10 @@ std::string SearchResultNote(const SearchResponse& response) {
   if (response.temporal_fallback) {
     return "No fact matches the query. These are the most recent facts of the scope, not "
            "matches.";
+  }
+  if (response.no_match && response.without_evidence > 0) {
+    return "No fact matches the query: " + std::to_string(response.without_evidence) +
+           " fact(s) share only minor words with it.";
   }
   if (response.no_match) return "No fact matches the query.";
   if (response.hits.empty() && response.below_min_score > 0) {

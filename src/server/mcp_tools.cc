@@ -86,7 +86,8 @@ json McpToolDefinitions(const RequestLimits& limits) {
       {"name", "memory_add"},
       {"description",
        "Store one short fact in long-term memory. The same text in the same scope is merged, "
-       "not duplicated (tags are united)."},
+       "not duplicated (tags are united), and so is a near-duplicate of a current fact (the "
+       "answer's near_duplicate says which text was merged away)."},
       {"inputSchema",
        {{"type", "object"},
         {"properties",

@@ -98,6 +98,14 @@ std::shared_ptr<const ServingConfig> MemoryApi::Current() const {
   return current_;
 }
 
+namespace {
+
+json NearDuplicateJson(const NearDuplicate& d) {
+  return {{"id", d.id}, {"content", d.content}, {"cosine", d.cosine}, {"overlap", d.overlap}};
+}
+
+}  // namespace
+
 Result<json> MemoryApi::Add(const json& body) {
   ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, RequestArgs::Of(body, "add"));
   if (!args.Has("facts")) {
@@ -110,11 +118,13 @@ Result<json> MemoryApi::Add(const json& body) {
     }
     auto outcome = engine_->Add(*fact);
     if (!outcome.ok()) return outcome.status().WithContext("add");
+    json entry = {
+        {"id", outcome->fact.id}, {"scope", outcome->fact.scope}, {"created", outcome->created}};
+    if (outcome->near_duplicate)
+      entry["near_duplicate"] = NearDuplicateJson(*outcome->near_duplicate);
     return json{{"added", outcome->created ? 1 : 0},
                 {"merged", outcome->created ? 0 : 1},
-                {"facts", json::array({{{"id", outcome->fact.id},
-                                        {"scope", outcome->fact.scope},
-                                        {"created", outcome->created}}})},
+                {"facts", json::array({std::move(entry)})},
                 {"warnings", outcome->warnings}};
   }
   ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope", "facts"}));
@@ -150,8 +160,13 @@ Result<json> MemoryApi::Add(const json& body) {
   }
   auto report = engine_->Import(facts, ImportOptions{});
   if (!report.ok()) return report.status().WithContext("add");
+  for (json& entry : ids) {
+    const auto it = report->merged_into.find(entry["id"].get<std::string>());
+    if (it != report->merged_into.end()) entry["merged_into"] = it->second;
+  }
   return json{{"added", report->added},
               {"merged", report->merged},
+              {"near_duplicates", report->near_duplicates},
               {"facts", std::move(ids)},
               {"warnings", report->warnings}};
 }

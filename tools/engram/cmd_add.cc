@@ -1,7 +1,11 @@
-// engram add TEXT: store one fact (or merge into the same text); with
+// engram add TEXT: store one fact (or merge it into the same text or a
+// near-duplicate of a current fact); with
 // --supersedes ID, store it as the new version of fact ID.
+#include <iomanip>
+
 #include "tools/engram/cli.h"
 #include "tools/engram/fact_args.h"
+#include "tools/engram/fact_printer.h"
 #include "tools/engram/update_report.h"
 
 namespace engram::cli {
@@ -36,6 +40,12 @@ void RegisterAdd(CLI::App& app, Cli& cli) {
       cli.out() << " (updated";
       for (const auto& f : outcome->updated_fields) cli.out() << " " << f;
       cli.out() << ")";
+    }
+    if (outcome->near_duplicate) {
+      cli.out() << std::fixed << std::setprecision(2) << " (a near-duplicate of it: cosine "
+                << outcome->near_duplicate->cosine << ", term overlap "
+                << outcome->near_duplicate->overlap
+                << "; it keeps its own text: " << OneLine(outcome->fact.content, 80) << ")";
     }
     cli.out() << "\n";
     return kExitOk;

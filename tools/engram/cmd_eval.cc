@@ -88,6 +88,24 @@ void PrintTable(std::ostream& out, const EvalReport& r) {
       out << "\n";
     }
   }
+  if (!r.modes.empty() && r.modes[0].foreign) {
+    out << "\nqueries of " << r.modes[0].foreign->dataset << " asked in every scope ("
+        << r.modes[0].foreign->searches << " searches; nothing here answers them)\n";
+    out << std::left << std::setw(15) << "empty" << std::right;
+    for (const auto& m : r.modes) {
+      const double share =
+          m.foreign && m.foreign->searches > 0
+              ? static_cast<double>(m.foreign->empty) / static_cast<double>(m.foreign->searches)
+              : 0.0;
+      out << std::setw(static_cast<int>(std::max<size_t>(10, m.name.size()))) << share << " ";
+    }
+    out << "\n" << std::left << std::setw(15) << "hits/search" << std::right;
+    for (const auto& m : r.modes) {
+      out << std::setw(static_cast<int>(std::max<size_t>(10, m.name.size())))
+          << (m.foreign ? m.foreign->mean_hits : 0.0) << " ";
+    }
+    out << "\n";
+  }
   out << std::setprecision(2) << "\nquery time:";
   for (const auto& m : r.modes) {
     out << " " << m.name << " "
@@ -110,6 +128,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     std::string llm;
     bool hyde_queries_only = false;
     bool json = false;
+    std::string foreign_queries;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout dataset");
@@ -132,6 +151,9 @@ void RegisterEval(CLI::App& app, Cli& cli) {
                   "run is then made without and with HyDE (<mode>+hyde)");
   sub->add_flag("--hyde-queries-only", args->hyde_queries_only,
                 "With HyDE: evaluate only the queries the LLM answers (a recorded file's)");
+  sub->add_option("--foreign-queries", args->foreign_queries,
+                  "Also ask this other dataset's queries in every scope and count the searches "
+                  "that rightly return nothing");
   sub->add_flag("--json", args->json,
                 "Print one JSON object (means, and nDCG@10 per query for each run)");
   cli.OnRun(sub, [&cli, args]() -> int {
@@ -176,6 +198,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     options.engine.vector.background_backfill = false;
     options.engine.llm = cli.LoadLlm(*config);
     options.hyde_queries_only = args->hyde_queries_only;
+    options.foreign_queries = args->foreign_queries;
     if (options.hyde_queries_only && !options.engine.llm) {
       return cli.UsageError("eval: --hyde-queries-only needs HyDE on with an LLM (--llm)");
     }
@@ -207,6 +230,12 @@ void RegisterEval(CLI::App& app, Cli& cli) {
           for (const auto& [name, figure] : UpdateFigureRows()) {
             results[m.name][name] = figure(*m.updates);
           }
+        }
+        if (m.foreign) {
+          results[m.name]["foreign"] = {{"dataset", m.foreign->dataset},
+                                        {"searches", m.foreign->searches},
+                                        {"empty", m.foreign->empty},
+                                        {"mean_hits", m.foreign->mean_hits}};
         }
         nlohmann::json& ndcg = per_query[m.name] = nlohmann::json::object();
         for (const auto& [qid, metrics] : m.per_query) ndcg[qid] = metrics.at("nDCG@10");

@@ -96,6 +96,9 @@ void RegisterImport(CLI::App& app, Cli& cli) {
     if (!report.ok()) return cli.Fail(report.status());
     for (const auto& w : report->warnings) cli.err() << "engram: warning: " << w << "\n";
     cli.out() << "imported " << report->added << " new, " << report->merged << " merged";
+    if (report->near_duplicates > 0) {
+      cli.out() << " (" << report->near_duplicates << " as near-duplicates of current facts)";
+    }
     if (!errors.empty()) cli.out() << ", skipped " << errors.size() << " bad";
     if (report->embedded > 0) cli.out() << ", embedded " << report->embedded;
     cli.out() << "\n";
