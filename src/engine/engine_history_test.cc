@@ -378,6 +378,7 @@ TEST_F(EngineHistoryTest, ANearDuplicateMergesButAChangedValueDoesNot) {
   EXPECT_EQ(report->added, 1u);
   EXPECT_EQ(report->merged, 1u);
   EXPECT_EQ(report->near_duplicates, 1u);
+  EXPECT_EQ(report->embedded, 1u) << "the merged fact's vector went with it";
   ASSERT_EQ(report->merged_into.size(), 1u);
   EXPECT_EQ(report->merged_into.begin()->second, kept->fact.id);
   EXPECT_EQ(Listed().size(), 4u);
