@@ -115,7 +115,7 @@ metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
-    if name == "speed" or name.startswith("windows-") or name.startswith("versions-"):
+    if name == "speed" or name.startswith(("windows-", "versions-", "foreign-")):
         continue
     report = json.load(open(path))
     results = report["results"]

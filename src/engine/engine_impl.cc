@@ -231,7 +231,7 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
          MergeNearDuplicates(*engine_options, &vectors, &report.warnings)) {
       if (!m) continue;
       --report.added;
-      --report.embedded;  // its vector went with it
+      if (report.embedded > 0) --report.embedded;  // its vector went with it
       ++report.merged;
       ++report.near_duplicates;
       report.merged_into[m->near_duplicate->id] = m->fact.id;
