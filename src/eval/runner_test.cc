@@ -89,6 +89,45 @@ TEST(EvalRunnerTest, WritesARunFileThatReadsBack) {
   EXPECT_EQ(run->at("q1").size(), report->modes[0].run.at("q1").size());
 }
 
+TEST(EvalRunnerTest, ForeignQueriesAreAskedInEveryScopeAndEmptySearchesCounted) {
+  TempDir dir;
+  WriteDataset(dir);
+  TempDir other;
+  const std::filesystem::path foreign = other.path() / "claims";
+  std::filesystem::create_directories(foreign);
+  // One query shares only "editor" with the corpus; the other is about its
+  // postgres facts (in both scopes).
+  WriteFile(
+      (foreign / "queries.jsonl").string(),
+      R"({"_id": "c1", "text": "zero-dimensional biomaterials show inductive editor properties"})"
+      "\n"
+      R"({"_id": "c2", "text": "postgres port"})"
+      "\n");
+  EvalOptions options;
+  options.modes = {FusionMode::kLexical, FusionMode::kBlended};
+  options.foreign_queries = foreign.string();
+  auto report = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->modes.size(), 2u);
+  const std::optional<EvalForeignFigures>& lexical = report->modes[0].foreign;
+  const std::optional<EvalForeignFigures>& blended = report->modes[1].foreign;
+  ASSERT_TRUE(lexical && blended);
+  EXPECT_EQ(lexical->dataset, "claims");
+  EXPECT_EQ(lexical->searches, 4u);  // 2 queries x 2 scopes
+  // BM25 returns the editor fact for c1 in s1; c1 finds nothing in s2.
+  EXPECT_EQ(lexical->empty, 1u);
+  EXPECT_DOUBLE_EQ(lexical->mean_hits, 0.75);
+  // Blended asks for evidence: one word of six is not, so c1 gets nothing.
+  EXPECT_EQ(blended->searches, 4u);
+  EXPECT_EQ(blended->empty, 2u);
+  EXPECT_DOUBLE_EQ(blended->mean_hits, 0.5);
+  // Without the option, no figures.
+  options.foreign_queries.clear();
+  auto plain = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->modes[0].foreign.has_value());
+}
+
 TEST(EvalRunnerTest, MissingDatasetIsAClearError) {
   auto report = RunEvaluation("/nonexistent/dataset", {});
   ASSERT_FALSE(report.ok());
