@@ -101,6 +101,68 @@ TEST_F(ImportTest, UnknownFieldNameIsNamed) {
   ExpectRejected(R"({"content": "x", "tag": ["typo"]})", "unknown field 'tag'");
 }
 
+// Inputs that once killed `engram import` (an uncaught exception, or a
+// recursive dump of a value nested 50,000 deep).
+TEST_F(ImportTest, ANumberBeyondADoubleIsNamed) {
+  Seed();
+  ExpectRejected(R"({"content":"x","confidence":1e999})", "number out of range at byte 33");
+}
+
+TEST_F(ImportTest, DeepMetadataIsRefusedBeforeItIsRead) {
+  Seed();
+  std::string deep = R"({"content":"x","metadata":)";
+  for (int i = 0; i < 50000; ++i) deep += "{\"a\":";
+  deep += "1" + std::string(50001, '}');
+  ExpectRejected(deep, "nesting deeper than 64 levels at $.metadata.a.a.a");
+}
+
+TEST_F(ImportTest, ARepeatedFieldIsNamed) {
+  Seed();
+  ExpectRejected(R"({"content": "x", "tags": ["a"], "tags": ["b"]})",
+                 "key \"tags\" appears twice at $.tags");
+}
+
+TEST_F(ImportTest, CsvFieldsThatAreNotUtf8AreNamed) {
+  Seed();
+  const std::string path = cli_.File("bad.csv");
+  WriteFile(path, "content,source\ngood one,a\nbad \xc3\x28 byte,b\ngood two,c\n");
+  auto r = cli_.Run({"import", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":3: field 'content': invalid UTF-8 at byte 5"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(FactCount(), 2);
+  WriteFile(path, "content,confidence\nx,1e999\n");
+  r = cli_.Run({"import", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":2: field 'confidence': number out of range at byte 5"),
+            std::string::npos)
+      << r.err;
+  WriteFile(path, "content,tags,content\nx,a,y\n");
+  r = cli_.Run({"import", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":1: CSV header names column 'content' twice"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(FactCount(), 2);
+}
+
+TEST_F(ImportTest, CsvWithAByteOrderMarkIsReadLikeJsonl) {
+  Seed();
+  const std::string csv = cli_.File("bom.csv");
+  WriteFile(csv,
+            "\xEF\xBB\xBF"
+            "content,tags\nfrom a csv with a bom,a\n");
+  const std::string jsonl = cli_.File("bom.jsonl");
+  WriteFile(jsonl,
+            "\xEF\xBB\xBF"
+            R"({"content": "from a jsonl with a bom"})"
+            "\n");
+  for (const std::string& path : {csv, jsonl}) {
+    const auto r = cli_.Run({"import", path});
+    EXPECT_EQ(r.exit_code, 0) << path << ": " << r.err;
+  }
+  EXPECT_EQ(FactCount(), 4);
+}
+
 TEST_F(ImportTest, SkipBadImportsTheRestAndReports) {
   Seed();
   const std::string path = cli_.File("mixed.jsonl");

@@ -233,6 +233,10 @@ struct ContextOptions {
   // Lines a chunk repeats from the end of the one before it, so text cut at a
   // boundary is still found whole. Default 2; range [0, 100].
   size_t overlap_lines = 2;
+  // Read a symlink in an attached tree whose target lies outside every
+  // attached root. Default false: such links are skipped with a note, so a
+  // link cannot carry a private file from elsewhere into the memory.
+  bool follow_links_out = false;
 };
 
 struct EngineOptions {

@@ -96,6 +96,9 @@ class [[nodiscard]] Result {
   T& value() & { return std::get<T>(data_); }
   const T& value() const& { return std::get<T>(data_); }
   T&& value() && { return std::get<T>(std::move(data_)); }
+  // The value, or `fallback` when there is none.
+  T value_or(T fallback) const& { return ok() ? value() : std::move(fallback); }
+  T value_or(T fallback) && { return ok() ? std::move(*this).value() : std::move(fallback); }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }

@@ -11,12 +11,19 @@
 #include <toml++/toml.h>
 
 #include "src/config/provider_settings.h"
+#include "src/http/http_transport.h"
 
 namespace engram {
 namespace {
 
-// kSecret is a string never shown: its value reads "(set)".
-enum class KeyType { kDouble, kInt, kString, kSecret, kBool, kMode, kHydeEmbed };
+// kSecret is a string never shown: its value reads "(set)". kUrl is a
+// string shown without credentials.
+enum class KeyType { kDouble, kInt, kString, kSecret, kUrl, kBool, kMode, kHydeEmbed };
+
+std::string ShownUrl(const std::string& url) {
+  const std::string shown = UrlForMessage(url);
+  return shown == url ? url : shown + " (credentials hidden)";
+}
 
 struct KeyDef {
   const char* key;
@@ -56,6 +63,14 @@ std::string FormatDouble(double v) {
         [](ResolvedConfig* c, const std::string& v) { c->field = v; }                    \
   }
 
+// A URL: shown without the credentials it may carry (user:password@, a
+// query string), as in every message about a request.
+#define ENGRAM_URL_KEY(name, field, text)                                                       \
+  KeyDef {                                                                                      \
+    name, KeyType::kUrl, 0, 0, text, [](const ResolvedConfig& c) { return ShownUrl(c.field); }, \
+        [](ResolvedConfig* c, const std::string& v) { c->field = v; }                           \
+  }
+
 #define ENGRAM_SECRET_KEY(name, field, text)                                                 \
   KeyDef {                                                                                   \
     name, KeyType::kSecret, 0, 0, text,                                                      \
@@ -90,9 +105,9 @@ const std::vector<KeyDef>& Keys() {
                         "amazon.titan-embed-text-v2:0, ollama nomic-embed-text)"),
       ENGRAM_INT_KEY("embed.dimensions", embedder.dimensions, 0, 16384,
                      "vector dimension; 0 = the model's native one; default 0"),
-      ENGRAM_STRING_KEY("embed.base_url", embedder.remote.base_url,
-                        "endpoint of the embedding provider (OpenAI-compatible servers, "
-                        "Ollama, a Bedrock endpoint); default the provider's own"),
+      ENGRAM_URL_KEY("embed.base_url", embedder.remote.base_url,
+                     "endpoint of the embedding provider (OpenAI-compatible servers, "
+                     "Ollama, a Bedrock endpoint); default the provider's own"),
       {"embed.models_dir", KeyType::kString, 0, 0,
        "directory of converted local models; default <home>/models",
        [](const ResolvedConfig& c) { return c.models_dir; },
@@ -101,9 +116,9 @@ const std::vector<KeyDef>& Keys() {
                         "LLM for HyDE: openai | anthropic | bedrock | ollama | scripted:FILE | "
                         "none; default none"),
       ENGRAM_STRING_KEY("llm.model", llm_model, "model of the LLM; default the provider's own"),
-      ENGRAM_STRING_KEY("llm.base_url", llm.remote.base_url,
-                        "endpoint of the LLM (OpenAI-compatible servers, Ollama); default the "
-                        "provider's own"),
+      ENGRAM_URL_KEY("llm.base_url", llm.remote.base_url,
+                     "endpoint of the LLM (OpenAI-compatible servers, Ollama); default the "
+                     "provider's own"),
       ENGRAM_INT_KEY("llm.timeout_ms", llm_timeout_ms, 100, 600000,
                      "time for one attempt of an LLM call, in ms (a search waits for it); "
                      "default 10000"),
@@ -276,6 +291,8 @@ const std::vector<KeyDef>& Keys() {
                      "most bytes of one chunk of an attached file; default 1200"),
       ENGRAM_INT_KEY("context.overlap_lines", engine.context.overlap_lines, 0, 100,
                      "lines a chunk repeats from the one before; default 2"),
+      ENGRAM_BOOL_KEY("context.follow_links_out", engine.context.follow_links_out,
+                      "read symlinks whose target is outside the attached roots; default false"),
       {"store.busy_timeout_ms", KeyType::kInt, 0, 600000,
        "wait for another process's lock, in ms; default 5000",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },
@@ -316,6 +333,7 @@ Result<std::string> Check(const KeyDef& def, const std::string& raw, std::string
   switch (def.type) {
     case KeyType::kString:
     case KeyType::kSecret:
+    case KeyType::kUrl:
       if (raw.empty()) return InvalidArgument("empty value");
       return raw;
     case KeyType::kMode: {
@@ -518,7 +536,8 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
                                   ": " + warning);
       }
       def.set(&config, *checked);
-      entry.value = def.type == KeyType::kSecret ? def.get(config) : *checked;
+      const bool shown_as_is = def.type != KeyType::kSecret && def.type != KeyType::kUrl;
+      entry.value = shown_as_is ? *checked : def.get(config);
       entry.source = layer.source;
       entry.origin = layer.origin;
     }

@@ -287,5 +287,25 @@ TEST(ConfigTest, ServerTokenIsUsedButNeverShown) {
   EXPECT_EQ(unset->server.host, "127.0.0.1");
 }
 
+TEST(ConfigTest, CredentialsInAUrlAreUsedButNeverShown) {
+  auto c = ResolveConfig(
+      FakeEnv({{"HOME", "/h"},
+               {"ENGRAM_EMBED_BASE_URL", "https://alice:pw-5e6f7a@embed.example/v1?key=k-1a2b"},
+               {"ENGRAM_LLM_BASE_URL", "http://127.0.0.1:11434"}}),
+      {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->embedder.remote.base_url, "https://alice:pw-5e6f7a@embed.example/v1?key=k-1a2b");
+  for (const auto& e : c->entries) {
+    EXPECT_EQ(e.value.find("pw-5e6f7a"), std::string::npos) << e.key;
+    EXPECT_EQ(e.value.find("k-1a2b"), std::string::npos) << e.key;
+    if (e.key == "embed.base_url") {
+      EXPECT_EQ(e.value, "https://embed.example/v1 (credentials hidden)");
+    }
+    if (e.key == "llm.base_url") {
+      EXPECT_EQ(e.value, "http://127.0.0.1:11434") << "nothing to hide";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace engram

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/store/fact_store.h"
 
 namespace engram {
@@ -19,7 +20,7 @@ Result<StoredAttachment> ReadAttachment(const SqliteStatement& s) {
   StoredAttachment a;
   a.id = s.ColumnInt(0);
   a.info.name = s.ColumnText(1);
-  const nlohmann::json roots = nlohmann::json::parse(s.ColumnText(2), nullptr, false);
+  const nlohmann::json roots = ParseJson(s.ColumnText(2), "").value_or(nullptr);
   if (!roots.is_array()) {
     return Corruption("context: attachment '" + a.info.name + "': roots are not a JSON array");
   }

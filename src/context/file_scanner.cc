@@ -57,7 +57,9 @@ std::string Relative(const fs::path& path, const fs::path& top) {
 
 class Walker {
  public:
-  Walker(const ScanOptions& options, ScanResult* out) : options_(options), out_(out) {}
+  // `roots`: the attached roots with every symlink resolved.
+  Walker(const ScanOptions& options, std::vector<fs::path> roots, ScanResult* out)
+      : options_(options), roots_(std::move(roots)), out_(out) {}
 
   // Adds a regular file (or a symlink to one), or skips it when too large.
   void AddFile(const fs::path& path) {
@@ -122,7 +124,11 @@ class Walker {
         } else if (fs::is_directory(target)) {
           Skip(path, "symlink to a directory (not followed)");
         } else if (fs::is_regular_file(target)) {
-          AddFile(path);
+          if (options_.follow_links_out || Inside(fs::canonical(path, ec))) {
+            AddFile(path);
+          } else {
+            Skip(path, "symlink to a file outside the attached roots (not followed)");
+          }
         } else {
           Skip(path, "not a regular file");
         }
@@ -139,7 +145,17 @@ class Walker {
     stack->Truncate(depth);
   }
 
+  // True when `real` (a resolved path) is one of the roots or below one.
+  bool Inside(const fs::path& real) const {
+    for (const fs::path& root : roots_) {
+      const auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+      if (r == root.end()) return true;
+    }
+    return false;
+  }
+
   const ScanOptions& options_;
+  const std::vector<fs::path> roots_;
   ScanResult* out_;
 };
 
@@ -157,7 +173,13 @@ std::string AbsolutePath(const std::string& path) {
 
 Result<ScanResult> ScanFiles(const std::vector<std::string>& roots, const ScanOptions& options) {
   ScanResult result;
-  Walker walker(options, &result);
+  std::vector<fs::path> resolved;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(AbsolutePath(root), ec);
+    if (!ec) resolved.push_back(real);
+  }
+  Walker walker(options, std::move(resolved), &result);
   for (const std::string& root : roots) {
     const fs::path path = AbsolutePath(root);
     std::error_code ec;

@@ -8,10 +8,13 @@
 // `.git` entry is skipped. Files named as roots are taken whatever the
 // .gitignore files say.
 //
-// Symlinks: a symlink to a file is read (its target's size and mtime); a
-// symlink to a directory is not followed (skipped with a note), so a link
-// cycle can never loop; a root that is a symlink is followed, since the
-// user named it. Broken links and special files are skipped with a note.
+// Symlinks: a symlink to a file inside the roots is read (its target's size
+// and mtime); one whose target resolves outside every root is skipped with
+// a note unless ScanOptions::follow_links_out, so a link in a shared tree
+// cannot carry a private file (say /etc/shadow) into the memory. A symlink
+// to a directory is not followed (skipped with a note), so a link cycle can
+// never loop; a root that is a symlink is followed, since the user named
+// it. Broken links and special files are skipped with a note.
 //
 // Thread-safety: the functions are thread-safe; the files may change under
 // them, which a later refresh sees.
@@ -31,6 +34,8 @@ namespace engram {
 struct ScanOptions {
   // Files larger than this are skipped with a note, in bytes. Default 1 MiB.
   uint64_t max_file_bytes = uint64_t{1} << 20;
+  // Read symlinks to files outside the roots too. Default false.
+  bool follow_links_out = false;
 };
 
 struct ScannedFile {

@@ -93,6 +93,34 @@ TEST_F(FileScannerTest, SymlinkedDirectoriesAreNotFollowedFilesAre) {
   EXPECT_EQ(Reason(*r, "dangling"), "broken symlink");
 }
 
+TEST_F(FileScannerTest, ALinkToAFileOutsideTheRootsIsNotFollowed) {
+  Write("tree/inside.txt", "inside");
+  Write("private/secret.txt", "a private file elsewhere");
+  fs::create_symlink(dir_.path() / "private" / "secret.txt", dir_.path() / "tree" / "secret.txt");
+  fs::create_symlink("inside.txt", dir_.path() / "tree" / "alias.txt");
+  // Through a chain of links: the last target decides.
+  fs::create_symlink(dir_.path() / "tree" / "secret.txt", dir_.path() / "tree" / "chain.txt");
+  const std::string tree = (dir_.path() / "tree").string();
+  auto r = ScanFiles({tree}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Found(*r), (std::vector<std::string>{"tree/alias.txt", "tree/inside.txt"}));
+  EXPECT_EQ(Reason(*r, "tree/secret.txt"),
+            "symlink to a file outside the attached roots (not followed)");
+  EXPECT_EQ(Reason(*r, "tree/chain.txt"),
+            "symlink to a file outside the attached roots (not followed)");
+  // Inside another root of the same attachment is inside.
+  r = ScanFiles({tree, (dir_.path() / "private").string()}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Found(*r).size(), 5u);
+  // Following them is opt-in.
+  ScanOptions follow;
+  follow.follow_links_out = true;
+  r = ScanFiles({tree}, follow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Found(*r), (std::vector<std::string>{"tree/alias.txt", "tree/chain.txt",
+                                                 "tree/inside.txt", "tree/secret.txt"}));
+}
+
 TEST_F(FileScannerTest, NamedFilesAreTakenWhateverTheGitignoreSays) {
   Write(".gitignore", "*.log\n");
   Write("x.log", "named");

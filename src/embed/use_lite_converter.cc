@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/embed/use_lite_kernels.h"
 #include "src/embed/use_lite_model_file.h"
 #include "src/embed/use_lite_tokenizer.h"
@@ -254,12 +255,8 @@ Result<int32_t> IntScalar(const std::map<std::string, Weight>& weights, const st
 
 Result<std::vector<UseLiteTokenizer::Piece>> ReadVocab(const std::string& path) {
   ENGRAM_ASSIGN_OR_RETURN(const std::string text, ReadBinary(path, "vocabulary"));
-  nlohmann::json vocab;
-  try {
-    vocab = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    return InvalidArgument("embed: convert: " + path + ": not valid JSON: " + e.what());
-  }
+  ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json vocab,
+                          ParseJson(text, "embed: convert: " + path + ": not valid JSON"));
   if (!vocab.is_array()) return InvalidArgument("embed: convert: " + path + ": not an array");
   std::vector<UseLiteTokenizer::Piece> pieces;
   for (size_t i = 0; i < vocab.size(); ++i) {
@@ -282,12 +279,8 @@ Result<std::vector<UseLiteTokenizer::Piece>> ReadVocab(const std::string& path) 
 Status ConvertUseLitePackage(const std::string& dist_dir, const std::string& out_path) {
   ENGRAM_ASSIGN_OR_RETURN(const std::string model_text,
                           ReadBinary(dist_dir + "/model.json", "model.json"));
-  nlohmann::json model_json;
-  try {
-    model_json = nlohmann::json::parse(model_text);
-  } catch (const std::exception& e) {
-    return InvalidArgument(std::string("embed: convert: model.json: not valid JSON: ") + e.what());
-  }
+  ENGRAM_ASSIGN_OR_RETURN(nlohmann::json model_json,
+                          ParseJson(model_text, "embed: convert: model.json: not valid JSON"));
   if (!model_json.is_object() || !model_json.contains("weightsManifest") ||
       !model_json["weightsManifest"].is_array()) {
     return InvalidArgument("embed: convert: model.json has no weightsManifest array");

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/common/unicode.h"
 #include "src/common/utf8.h"
 
@@ -63,12 +64,8 @@ struct Workspace {
 
 Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromVocabJson(
     std::string_view json_text) {
-  nlohmann::json vocab;
-  try {
-    vocab = nlohmann::json::parse(json_text);
-  } catch (const std::exception& e) {
-    return InvalidArgument(std::string("embed: vocab: not valid JSON: ") + e.what());
-  }
+  ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json vocab,
+                          ParseJson(json_text, "embed: vocab: not valid JSON"));
   if (!vocab.is_array()) return InvalidArgument("embed: vocab: not a JSON array");
   std::vector<Piece> pieces;
   pieces.reserve(vocab.size());

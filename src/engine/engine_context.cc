@@ -23,6 +23,7 @@ constexpr size_t kMaxNameBytes = 128;
 SyncOptions SyncOptionsOf(const ContextOptions& options) {
   SyncOptions sync;
   sync.scan.max_file_bytes = options.max_file_bytes;
+  sync.scan.follow_links_out = options.follow_links_out;
   sync.chunker.max_bytes = options.chunk_bytes;
   sync.chunker.overlap_lines = options.overlap_lines;
   return sync;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/common/unicode.h"
 #include "src/common/utf8.h"
 #include "src/store/fact_id.h"
@@ -66,7 +67,7 @@ Status ValidateNewFact(const NewFact& f, const LimitOptions& limits) {
     return InvalidArgument("confidence: " + std::to_string(f.confidence) + " is outside [0, 1]");
   }
   ENGRAM_RETURN_IF_ERROR(CheckText("metadata", f.metadata, limits.max_metadata_bytes, false));
-  const auto meta = nlohmann::json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
+  ENGRAM_ASSIGN_OR_RETURN(const nlohmann::json meta, ParseJson(f.metadata, "metadata"));
   if (!meta.is_object()) return InvalidArgument("metadata: not a JSON object");
   if (f.access_count && *f.access_count < 0) {
     return InvalidArgument("access_count: negative");
@@ -167,7 +168,7 @@ Fact BuildFact(const NewFact& in, Timestamp now) {
   f.last_accessed = in.last_accessed.value_or(f.created_at);
   f.access_count = in.access_count.value_or(0);
   f.confidence = in.confidence;
-  f.metadata = nlohmann::json::parse(in.metadata).dump();
+  f.metadata = DumpJson(ParseJson(in.metadata, "metadata").value());
   f.superseded_by = in.superseded_by.value_or("");
   f.valid_until = f.superseded_by.empty() ? 0 : in.valid_until.value_or(f.updated_at);
   f.expires_at = in.expires_at.value_or(0);
@@ -188,12 +189,12 @@ std::vector<std::string> MergeDescription(const Fact& incoming, Fact* stored) {
     stored->confidence = incoming.confidence;
     changed.emplace_back("confidence");
   }
-  const auto add = nlohmann::json::parse(incoming.metadata, nullptr, /*allow_exceptions=*/false);
-  if (add.is_object() && !add.empty()) {
-    auto merged = nlohmann::json::parse(stored->metadata, nullptr, /*allow_exceptions=*/false);
-    if (!merged.is_object()) merged = nlohmann::json::object();
-    merged.update(add);
-    const std::string text = merged.dump();
+  const auto add = ParseJson(incoming.metadata, "metadata");
+  if (add.ok() && add->is_object() && !add->empty()) {
+    auto merged = ParseJson(stored->metadata, "metadata");
+    if (!merged.ok() || !merged->is_object()) merged = nlohmann::json::object();
+    merged->update(*add);
+    const std::string text = DumpJson(*merged);
     if (text != stored->metadata) {
       stored->metadata = text;
       changed.emplace_back("metadata");

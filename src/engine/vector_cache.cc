@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "src/common/hash.h"
+#include "src/common/private_files.h"
 #include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_index.h"
 
@@ -182,9 +183,8 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   SetLabels(refs, entry);
 
   if (entry->hnsw && changed) {
-    std::error_code ec;
-    std::filesystem::create_directories(index_dir_, ec);
-    Status saved = static_cast<const HnswIndex&>(*entry->index).Save(path, Stamp(scope));
+    Status saved = CreatePrivateDirectories(index_dir_);
+    if (saved.ok()) saved = static_cast<const HnswIndex&>(*entry->index).Save(path, Stamp(scope));
     if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
   }
   return Status::OK();

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "src/common/json_text.h"
 #include "src/common/time_format.h"
 #include "src/eval/text_file.h"
 
@@ -110,12 +111,9 @@ Result<std::vector<Row>> ParseJsonLines(std::string_view text, const std::filesy
   for (size_t i = 0; i < lines.size(); ++i) {
     if (TrimSpaces(lines[i]).empty()) continue;
     const LineContext context(operation, source, i + 1);
-    json row;
-    try {
-      row = json::parse(lines[i]);
-    } catch (const json::exception& e) {
-      return context.Error(std::string("malformed JSON: ") + e.what());
-    }
+    Result<json> parsed_line = ParseJson(lines[i], "");
+    if (!parsed_line.ok()) return context.Error(parsed_line.status().message());
+    const json row = std::move(parsed_line).value();
     if (!row.is_object()) {
       return context.Error(std::string("want a JSON object, got ") + row.type_name());
     }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "engram/clock.h"
+#include "src/common/json_text.h"
 #include "src/common/time_format.h"
 
 namespace engram {
@@ -242,14 +243,9 @@ Result<nlohmann::json> HttpClient::SendJson(const HttpRequest& request,
   if (!result.ok()) return result.status().WithContext(prefix);
   const HttpResponse& response = *result;
   if (response.status >= 200 && response.status <= 299) {
-    try {
-      return nlohmann::json::parse(response.body);
-    } catch (const nlohmann::json::parse_error& e) {
-      return Unavailable(prefix + ": malformed JSON in the answer at byte " +
-                         std::to_string(e.byte));
-    } catch (const nlohmann::json::exception& e) {
-      return Unavailable(prefix + ": malformed JSON in the answer: " + e.what());
-    }
+    Result<nlohmann::json> answer = ParseJson(response.body, "answer");
+    if (!answer.ok()) return Unavailable(prefix + ": " + answer.status().message());
+    return answer;
   }
   // Redacted before the API's message is cut to length: a secret the server
   // echoes across the cut would otherwise leave its first bytes behind.
@@ -270,7 +266,7 @@ Result<nlohmann::json> HttpClient::SendJson(const HttpRequest& request,
 }
 
 std::string ApiErrorMessage(const HttpResponse& response) {
-  const nlohmann::json body = nlohmann::json::parse(response.body, nullptr, false);
+  const nlohmann::json body = ParseJson(response.body, "").value_or(nullptr);
   std::string message = MessageFromJson(body);
   if (const std::optional<std::string> type = FindHeader(response.headers, "x-amzn-ErrorType")) {
     // Bedrock: "ThrottlingException:http://internal.amazon.com/coral/..." -> the name.

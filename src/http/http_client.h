@@ -55,8 +55,9 @@ class HttpClient {
   // <the API's own message>" (see ApiErrorMessage) with codes:
   // Unavailable for 429 and 5xx, FailedPrecondition for 401 and 403 (and a
   // redirect, which is not followed), InvalidArgument for other 4xx;
-  // "<what>: malformed JSON in the answer at byte N" for a 2xx body that
-  // does not parse (Unavailable). A transport error keeps its code and
+  // "<what>: answer: malformed JSON at byte N" (or another refusal of
+  // src/common/json_text.h) for a 2xx body that does not parse
+  // (Unavailable). A transport error keeps its code and
   // reads "<what>: <its message>".
   Result<nlohmann::json> SendJson(const HttpRequest& request, std::string_view what) const;
 

@@ -311,10 +311,10 @@ TEST(SendJsonTest, MalformedJsonInA2xxAnswerIsUnavailableWithItsPosition) {
   Result<nlohmann::json> json = SendJsonOnce(Answer(200, R"({"data": [1, 2)"), "embed: test");
   ASSERT_FALSE(json.ok());
   EXPECT_EQ(json.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(json.status().message(), "embed: test: malformed JSON in the answer at byte 15");
+  EXPECT_EQ(json.status().message(), "embed: test: answer: malformed JSON at byte 15");
   Result<nlohmann::json> empty = SendJsonOnce(Answer(204, ""), "embed: test");
   ASSERT_FALSE(empty.ok());
-  EXPECT_THAT(empty.status().message(), HasSubstr("malformed JSON in the answer at byte"));
+  EXPECT_THAT(empty.status().message(), HasSubstr("answer: malformed JSON at byte"));
 }
 
 TEST(SendJsonTest, OpenAiErrorIsFailedPreconditionOn401) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/llm/remote_llm.h"
 
 namespace engram {
@@ -63,12 +64,7 @@ Result<std::unique_ptr<Llm>> ScriptedLlm::Parse(const std::string& path,
     if (TrimLlmText(line).empty()) continue;
 
     const std::string where = "llm: scripted: '" + path + "' line " + std::to_string(line_number);
-    nlohmann::json entry;
-    try {
-      entry = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      return InvalidArgument(where + ": malformed JSON at byte " + std::to_string(e.byte));
-    }
+    ENGRAM_ASSIGN_OR_RETURN(nlohmann::json entry, ParseJson(line, where));
     if (!entry.is_object()) {
       return InvalidArgument(where + ": expected an object {\"query\": ..., \"hypothesis\": ...}");
     }

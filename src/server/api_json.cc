@@ -1,5 +1,7 @@
 #include "src/server/api_json.h"
 
+#include <algorithm>
+
 #include "src/store/fact_codec.h"
 
 namespace engram {
@@ -97,28 +99,27 @@ json StoreStatsToJson(const StoreStats& stats) {
           {"spaces", std::move(spaces)}};
 }
 
-Result<json> ParseRequestJson(std::string_view text, std::string_view what) {
-  struct TooDeep {};
-  const json::parser_callback_t limit_depth = [](int depth, json::parse_event_t event, json&) {
-    if (depth > kMaxRequestJsonDepth &&
-        (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start)) {
-      throw TooDeep{};
+std::string WithoutAbsolutePaths(std::string_view message) {
+  constexpr std::string_view kBefore = " '\"(=";
+  constexpr std::string_view kAfter = " '\"),;:";
+  std::string out;
+  out.reserve(message.size());
+  size_t i = 0;
+  while (i < message.size()) {
+    const bool starts =
+        message[i] == '/' && (i == 0 || kBefore.find(message[i - 1]) != std::string_view::npos);
+    if (!starts) {
+      out += message[i++];
+      continue;
     }
-    return true;
-  };
-  try {
-    return json::parse(text, limit_depth);
-  } catch (const json::parse_error& e) {
-    return InvalidArgument(std::string(what) + ": malformed JSON at byte " +
-                           std::to_string(e.byte));
-  } catch (const TooDeep&) {
-    return InvalidArgument(std::string(what) + ": JSON nested deeper than " +
-                           std::to_string(kMaxRequestJsonDepth) + " levels");
+    const size_t end = std::min(message.find_first_of(kAfter, i), message.size());
+    std::string_view path = message.substr(i, end - i);
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    const size_t last = path.rfind('/');
+    out += last == 0 ? path : path.substr(last + 1);
+    i = end;
   }
-}
-
-std::string DumpJson(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 }  // namespace engram

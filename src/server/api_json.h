@@ -11,6 +11,7 @@
 
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "src/common/json_text.h"
 
 namespace engram {
 
@@ -32,17 +33,11 @@ std::string SearchResultNote(const SearchResponse& response);
 // model, dimension, vectors, missing_vectors} or null, spaces: [...]}.
 nlohmann::json StoreStatsToJson(const StoreStats& stats);
 
-// Most levels of nesting a request's JSON may have. Deeper values are
-// refused while parsing: serialising or copying them recurses once per
-// level, and a few hundred kilobytes of brackets would overflow the stack.
-inline constexpr int kMaxRequestJsonDepth = 64;
-
-// Parses a request's JSON; InvalidArgument naming `what` and the byte for
-// malformed text, invalid UTF-8 or nesting deeper than kMaxRequestJsonDepth.
-Result<nlohmann::json> ParseRequestJson(std::string_view text, std::string_view what);
-
-// Serialises `value` for the wire: compact, invalid UTF-8 replaced.
-std::string DumpJson(const nlohmann::json& value);
+// `message` with every absolute file path in it cut to its last
+// component: an HTTP client learns which file failed, not where the store
+// lives. A path starts with '/' at the start or after a space, quote, '('
+// or '=', and runs to the next space, quote, ')', ',', ';' or ':'.
+std::string WithoutAbsolutePaths(std::string_view message);
 
 }  // namespace engram
 

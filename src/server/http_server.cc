@@ -33,7 +33,8 @@ void SendError(httplib::Response& res, int status, std::string_view code,
 }
 
 void SendStatus(httplib::Response& res, const Status& status) {
-  SendError(res, HttpStatusFor(status.code()), StatusCodeName(status.code()), status.message());
+  SendError(res, HttpStatusFor(status.code()), StatusCodeName(status.code()),
+            WithoutAbsolutePaths(status.message()));
 }
 
 // Compares without stopping at the first difference, so the time taken
@@ -65,7 +66,7 @@ json QueryParams(const httplib::Request& req) {
 // The body as JSON; an error naming the byte when it is not.
 Result<json> BodyJson(const httplib::Request& req) {
   if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
-  return ParseRequestJson(req.body, "request body");
+  return ParseJson(req.body, "request body");
 }
 
 // True when `header` starts with the auth scheme "Bearer " in any case

@@ -10,7 +10,7 @@
 //   GET    /healthz         {status: "ok"}
 //
 // Every answer is JSON. Errors read {"error": {"code", "message"}} with
-// 400 (bad argument or JSON nested deeper than 64), 401 (missing or wrong
+// 400 (bad argument, or JSON that src/common/json_text.h refuses), 401 (missing or wrong
 // token), 404, 405, 409, 411 (a chunked body: Content-Length is required),
 // 413 (body over limits.max_body_bytes), 415 (a compressed body), 500 or
 // 503. With a token set,

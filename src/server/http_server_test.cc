@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "src/embed/remote_embedder_test_util.h"
+#include "src/server/api_json.h"
 #include "src/server/server_test_util.h"
 
 namespace engram {
@@ -210,6 +211,17 @@ TEST_F(HttpServerTest, BadRequestsNameWhatIsWrong) {
        "confidence"},
       {"POST", "/v1/facts", R"({"facts": []})", "invalid_argument", "field 'facts': is empty"},
       {"POST", "/v1/facts", "{\"content\": \"\xff\"}", "invalid_argument", "malformed JSON"},
+      // Inputs that once crashed a process or answered 500.
+      {"POST", "/v1/facts", R"({"content": "x", "confidence": 1e999})", "invalid_argument",
+       "request body: number out of range at byte 36"},
+      {"POST", "/v1/search", R"({"query": "x", "k": 99999999999999999999})", "invalid_argument",
+       "request body: integer 99999999999999999999 is outside the 64-bit range at $.k"},
+      {"POST", "/v1/facts", R"({"content": "x", "content": "y"})", "invalid_argument",
+       "request body: key \"content\" appears twice at $.content"},
+      {"POST", "/v1/facts",
+       "{\"content\": \"x\", \"metadata\": " + std::string(50000, '[') + std::string(50000, ']') +
+           "}",
+       "invalid_argument", "nesting deeper than 64 levels"},
       {"GET", "/v1/facts?limit=many", "", "invalid_argument", "field 'limit'"},
       {"GET", "/v1/facts?limit=0", "", "invalid_argument", "field 'limit'"},
       {"GET", "/v1/facts?size=3", "", "invalid_argument", "unknown field 'size'"},
@@ -286,8 +298,21 @@ TEST(HttpServerLimitsTest, ChunkedCompressedAndDeeplyNestedBodiesAreRefused) {
   deep += std::string(1500, '[') + std::string(1500, ']') + "}}";
   const JsonReply nested = store.Call("POST", "/v1/facts", deep);
   EXPECT_EQ(nested.status, 400);
-  EXPECT_NE(ErrorMessage(nested).find("nested deeper than 64"), std::string::npos) << nested.raw;
+  EXPECT_NE(ErrorMessage(nested).find("nesting deeper than 64 levels"), std::string::npos)
+      << nested.raw;
   EXPECT_EQ(store.Get("/v1/facts").body["count"], 0);
+}
+
+TEST(WithoutAbsolutePathsTest, AClientLearnsWhichFileNotWhere) {
+  EXPECT_EQ(WithoutAbsolutePaths("store: open '/home/ana/.engram/memory.db': disk I/O error"),
+            "store: open 'memory.db': disk I/O error");
+  EXPECT_EQ(WithoutAbsolutePaths("/var/lib/engram/index/: not writable"), "index: not writable");
+  EXPECT_EQ(WithoutAbsolutePaths("cannot read (/a/b.bin), nor path=/c/d.txt; done"),
+            "cannot read (b.bin), nor path=d.txt; done");
+  EXPECT_EQ(WithoutAbsolutePaths("http: POST https://api.example/v1/embed: timeout"),
+            "http: POST https://api.example/v1/embed: timeout")
+      << "a URL is not a file path";
+  EXPECT_EQ(WithoutAbsolutePaths("a/b and / alone"), "a/b and / alone");
 }
 
 TEST(HttpServerLimitsTest, ContentOverTheEngineLimitIs400) {

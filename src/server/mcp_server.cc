@@ -33,6 +33,24 @@ bool HasStructuredContent(const std::string& version) { return version >= "2025-
 // Arguments a tool refuses became tool execution errors in 2025-11-25.
 bool ArgumentErrorsAreToolErrors(const std::string& version) { return version >= "2025-11-25"; }
 
+// Reads one line of `in` (without its newline) into `*line`, keeping at
+// most `limit` bytes in memory: the bytes past it are counted into
+// `*bytes` and dropped. False at the end of input with nothing read.
+bool ReadBoundedLine(std::istream& in, size_t limit, std::string* line, size_t* bytes) {
+  line->clear();
+  *bytes = 0;
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (++*bytes <= limit) line->push_back(static_cast<char>(c));
+  }
+  in.setstate(std::ios::eofbit);
+  if (*bytes > limit) line->clear();
+  return any;
+}
+
 }  // namespace
 
 const std::vector<std::string>& McpProtocolVersions() {
@@ -42,7 +60,7 @@ const std::vector<std::string>& McpProtocolVersions() {
 }
 
 std::optional<std::string> McpServer::Handle(std::string_view message) {
-  auto read = ParseRequestJson(message, "Parse error");
+  auto read = ParseJson(message, "Parse error");
   if (!read.ok()) return DumpJson(ErrorMessage(nullptr, kParseError, read.status().message()));
   const json& parsed = *read;
   if (parsed.is_array()) {
@@ -155,19 +173,20 @@ Result<json> McpServer::CallTool(const json& params) {
 }
 
 void McpServer::Serve(std::istream& in, std::ostream& out) {
+  const size_t limit = api_->limits().max_body_bytes;
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (line.size() > api_->limits().max_body_bytes) {
+  size_t line_bytes = 0;
+  while (ReadBoundedLine(in, limit, &line, &line_bytes)) {
+    if (line_bytes > limit) {
       out << DumpJson(ErrorMessage(nullptr, kInvalidRequest,
-                                   "Invalid Request: message of " + std::to_string(line.size()) +
-                                       " bytes; the limit is " +
-                                       std::to_string(api_->limits().max_body_bytes)))
+                                   "Invalid Request: message of " + std::to_string(line_bytes) +
+                                       " bytes; the limit is " + std::to_string(limit)))
           << "\n";
       out.flush();
       continue;
     }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (auto answer = Handle(line)) {
       out << *answer << "\n";
       out.flush();

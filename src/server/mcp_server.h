@@ -7,8 +7,10 @@
 // Tools: memory_search, memory_add, memory_forget, memory_list, each with
 // a JSON Schema for its input, each a thin mapping onto MemoryApi.
 //
-// Errors follow JSON-RPC: -32700 for malformed JSON (id null), -32600 for
-// a message that is not a request (or a line over limits.max_body_bytes),
+// Errors follow JSON-RPC: -32700 for JSON that src/common/json_text.h
+// refuses (id null), -32600 for a message that is not a request (or a line
+// over limits.max_body_bytes, refused as it is read, so no more than the
+// limit of it is ever held in memory),
 // -32601 for an unknown method, -32602 for an unknown tool or malformed
 // params, -32603 for an internal failure. Arguments the tool's schema or
 // limits refuse (the message names the field) are -32602 up to protocol

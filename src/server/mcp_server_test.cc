@@ -24,6 +24,15 @@ class McpServerTest : public ::testing::Test {
   json Request(const std::string& method, const json& params) {
     return Call({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", method}, {"params", params}});
   }
+  // Runs the stdio loop over `in`; one answer per line written.
+  std::vector<json> ServeLines(std::istream* in) {
+    std::ostringstream out;
+    mcp_.Serve(*in, out);
+    std::istringstream lines(out.str());
+    std::vector<json> answers;
+    for (std::string line; std::getline(lines, line);) answers.push_back(json::parse(line));
+    return answers;
+  }
   json Tool(const std::string& name, const json& arguments) {
     return Request("tools/call", {{"name", name}, {"arguments", arguments}});
   }
@@ -135,9 +144,35 @@ TEST_F(McpServerTest, DeeplyNestedJsonIsRefusedNotACrash) {
   ASSERT_TRUE(answer);
   const json r = json::parse(*answer);
   EXPECT_EQ(r["error"]["code"], -32700);
-  EXPECT_NE(r["error"]["message"].get<std::string>().find("nested deeper than 64"),
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("nesting deeper than 64 levels"),
             std::string::npos);
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
+}
+
+// This frame once ended the server with SIGABRT (an uncaught out_of_range).
+TEST_F(McpServerTest, ANumberBeyondADoubleIsAParseErrorNotACrash) {
+  auto answer = mcp_.Handle(R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":1e999}})");
+  ASSERT_TRUE(answer);
+  const json r = json::parse(*answer);
+  EXPECT_EQ(r["error"]["code"], -32700) << r;
+  EXPECT_TRUE(r["id"].is_null()) << r;
+  EXPECT_EQ(r["error"]["message"], "Parse error: number out of range at byte 59") << r;
+  EXPECT_EQ(Request("ping", json::object())["result"], json::object());
+}
+
+TEST_F(McpServerTest, ALineOverTheLimitIsRefusedAndTheNextOneServed) {
+  const size_t limit = store_.Api().limits().max_body_bytes;
+  std::istringstream in(std::string(limit + 10, ' ') + "x\n" +
+                        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n" +
+                        std::string(limit + 1, 'y'));
+  const std::vector<json> answers = ServeLines(&in);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_EQ(answers[0]["error"]["code"], -32600);
+  EXPECT_EQ(answers[0]["error"]["message"], "Invalid Request: message of " +
+                                                std::to_string(limit + 11) +
+                                                " bytes; the limit is " + std::to_string(limit));
+  EXPECT_EQ(answers[1]["id"], 7);
+  EXPECT_EQ(answers[2]["error"]["code"], -32600) << "a last line without a newline counts too";
 }
 
 TEST_F(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
@@ -157,12 +192,8 @@ TEST_F(McpServerTest, ServeReadsLinesUntilTheInputEnds) {
       "not json\n"
       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
-  std::ostringstream out;
-  mcp_.Serve(in, out);
-  std::istringstream lines(out.str());
-  std::vector<json> answers;
-  for (std::string line; std::getline(lines, line);) answers.push_back(json::parse(line));
-  ASSERT_EQ(answers.size(), 3u) << out.str();
+  const std::vector<json> answers = ServeLines(&in);
+  ASSERT_EQ(answers.size(), 3u);
   EXPECT_EQ(answers[0]["id"], 1);
   EXPECT_EQ(answers[1]["error"]["code"], -32700);
   EXPECT_EQ(answers[2]["id"], 2);

@@ -1,10 +1,13 @@
 #include "src/store/fact_codec.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
 #include "src/common/time_format.h"
 #include "src/common/utf8.h"
 
@@ -49,7 +52,7 @@ Status ApplyField(const std::string& key, const json& v, NewFact* f) {
     f->confidence = v.get<double>();
   } else if (key == "metadata") {
     if (!v.is_object()) return WrongType(key, "an object", v);
-    f->metadata = v.dump();
+    f->metadata = DumpJson(v);
   } else if (key == "access_count") {
     if (!v.is_number_integer()) return WrongType(key, "an integer", v);
     f->access_count = v.get<int64_t>();
@@ -74,9 +77,7 @@ Status ApplyField(const std::string& key, const json& v, NewFact* f) {
 
 }  // namespace
 
-std::string FactToJsonLine(const Fact& f) {
-  return FactToJson(f).dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string FactToJsonLine(const Fact& f) { return DumpJson(FactToJson(f)); }
 
 json FactToJson(const Fact& f) {
   json j = json::object();
@@ -91,8 +92,8 @@ json FactToJson(const Fact& f) {
   j["last_accessed"] = FormatIso8601(f.last_accessed);
   j["access_count"] = f.access_count;
   j["confidence"] = f.confidence;
-  j["metadata"] = json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
-  if (j["metadata"].is_discarded()) j["metadata"] = json::object();
+  auto metadata = ParseJson(f.metadata, "");
+  j["metadata"] = metadata.ok() && metadata->is_object() ? std::move(*metadata) : json::object();
   j["superseded_by"] = f.superseded_by.empty() ? json(nullptr) : json(f.superseded_by);
   j["valid_until"] = f.valid_until == 0 ? json(nullptr) : json(FormatIso8601(f.valid_until));
   j["expires_at"] = f.expires_at == 0 ? json(nullptr) : json(FormatIso8601(f.expires_at));
@@ -104,12 +105,7 @@ Result<NewFact> ParseFactJson(std::string_view text) {
   if (!IsValidUtf8(text, &bad)) {
     return InvalidArgument("invalid UTF-8 at byte " + std::to_string(bad + 1));
   }
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return InvalidArgument("malformed JSON at byte " + std::to_string(e.byte));
-  }
+  ENGRAM_ASSIGN_OR_RETURN(json j, ParseJson(text, ""));
   return ParseFactObject(j);
 }
 
@@ -137,6 +133,69 @@ void ReadFactsJsonl(std::istream& in, const std::function<void(ParsedRecord)>& s
 }
 
 namespace {
+
+// A UTF-8 byte-order mark at the start of a file is dropped, as the JSON
+// reader does.
+void StripUtf8Bom(std::string* first_field) {
+  if (first_field->rfind("\xEF\xBB\xBF", 0) == 0) first_field->erase(0, 3);
+}
+
+// The header names each column once and has a content column.
+Status CheckCsvHeader(const std::vector<std::string>& header) {
+  bool has_content = false;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (size_t bad = 0; !IsValidUtf8(header[i], &bad)) {
+      return InvalidArgument("CSV header column " + std::to_string(i + 1) +
+                             ": invalid UTF-8 at byte " + std::to_string(bad + 1));
+    }
+    if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
+        header.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return InvalidArgument("CSV header names column '" + header[i] + "' twice");
+    }
+    has_content |= header[i] == "content" || header[i] == "text";
+  }
+  if (!has_content) return InvalidArgument("CSV header has no 'content' column");
+  return Status::OK();
+}
+
+// One CSV record as the JSON object a JSONL line would hold: tags split
+// at ';', numbers and metadata parsed as JSON, everything else a string.
+Result<json> CsvRecordToJson(const std::vector<std::string>& header,
+                             const std::vector<std::string>& fields) {
+  json j = json::object();
+  for (size_t i = 0; i < header.size(); ++i) {
+    const std::string& key = header[i];
+    const std::string& value = fields[i];
+    if (size_t bad = 0; !IsValidUtf8(value, &bad)) {
+      return InvalidArgument("field '" + key + "': invalid UTF-8 at byte " +
+                             std::to_string(bad + 1));
+    }
+    if (value.empty() && key != "content" && key != "text") continue;
+    if (key == "tags") {
+      json tags = json::array();
+      size_t pos = 0;
+      while (pos <= value.size()) {
+        size_t end = value.find(';', pos);
+        if (end == std::string::npos) end = value.size();
+        std::string tag = value.substr(pos, end - pos);
+        if (!tag.empty()) tags.push_back(tag);
+        pos = end + 1;
+      }
+      j[key] = tags;
+    } else if (key == "confidence" || key == "access_count" || key == "metadata") {
+      ENGRAM_ASSIGN_OR_RETURN(j[key], ParseJson(value, "field '" + key + "'"));
+      if (key != "metadata" && !j[key].is_number()) {
+        std::string why = "field '" + key + "' must be a number, not '";
+        why += value;
+        why += "'";
+        return InvalidArgument(std::move(why));
+      }
+    } else {
+      j[key] = value;
+    }
+  }
+  return j;
+}
 
 // Reads one CSV record; returns false at end of input. `*line` advances by
 // the newlines consumed.
@@ -194,11 +253,10 @@ void ReadFactsCsv(std::istream& in, const std::function<void(ParsedRecord)>& sin
       sink(ParsedRecord{1, InvalidArgument("empty CSV: expected a header line")});
       return;
     }
+    if (start == 1) StripUtf8Bom(&header[0]);
     if (header.size() == 1 && header[0].empty()) continue;  // blank line
-    bool has_content = false;
-    for (const auto& h : header) has_content |= h == "content" || h == "text";
-    if (!has_content) {
-      sink(ParsedRecord{start, InvalidArgument("CSV header has no 'content' column")});
+    if (Status bad = CheckCsvHeader(header); !bad.ok()) {
+      sink(ParsedRecord{start, std::move(bad)});
       return;
     }
     break;
@@ -216,44 +274,8 @@ void ReadFactsCsv(std::istream& in, const std::function<void(ParsedRecord)>& sin
                                                " fields, found " + std::to_string(fields.size()))});
       continue;
     }
-    json j = json::object();
-    Status error;
-    for (size_t i = 0; i < header.size() && error.ok(); ++i) {
-      const std::string& key = header[i];
-      const std::string& value = fields[i];
-      if (value.empty() && key != "content" && key != "text") continue;
-      if (key == "tags") {
-        json tags = json::array();
-        size_t pos = 0;
-        while (pos <= value.size()) {
-          size_t end = value.find(';', pos);
-          if (end == std::string::npos) end = value.size();
-          std::string tag = value.substr(pos, end - pos);
-          if (!tag.empty()) tags.push_back(tag);
-          pos = end + 1;
-        }
-        j[key] = tags;
-      } else if (key == "confidence" || key == "access_count") {
-        json num = json::parse(value, nullptr, /*allow_exceptions=*/false);
-        if (!num.is_number()) {
-          std::string why = "field '" + key + "' must be a number, not '";
-          why += value;
-          why += "'";
-          error = InvalidArgument(std::move(why));
-        }
-        j[key] = num;
-      } else if (key == "metadata") {
-        j[key] = json::parse(value, nullptr, /*allow_exceptions=*/false);
-        if (j[key].is_discarded()) error = InvalidArgument("field 'metadata' is not JSON");
-      } else {
-        j[key] = value;
-      }
-    }
-    if (!error.ok()) {
-      sink(ParsedRecord{start, error});
-      continue;
-    }
-    sink(ParsedRecord{start, ParseFactJson(j.dump())});
+    Result<json> record = CsvRecordToJson(header, fields);
+    sink(ParsedRecord{start, record.ok() ? ParseFactObject(*record) : record.status()});
   }
 }
 

@@ -1,13 +1,23 @@
 #include "src/store/fact_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/json_text.h"
+#include "src/common/private_files.h"
 #include "src/store/fact_id.h"
 #include "src/store/schema.h"
 
@@ -27,7 +37,7 @@ constexpr char kFactColumns[] =
 
 std::vector<std::string> DecodeTags(const std::string& text) {
   std::vector<std::string> tags;
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json j = ParseJson(text, "").value_or(nullptr);
   if (!j.is_array()) return tags;
   for (const auto& t : j) {
     if (t.is_string()) tags.push_back(t.get<std::string>());
@@ -144,6 +154,68 @@ std::string Placeholders(size_t n) {
   return out;
 }
 
+Status FactStore::CreateDatabase(const FactStoreOptions& options) {
+  namespace fs = std::filesystem;
+  const std::string context = "store: create '" + options.path + "'";
+  if (fs::path(options.path).has_parent_path()) {
+    if (Status made = CreatePrivateDirectories(fs::path(options.path).parent_path().string());
+        !made.ok()) {
+      return made.WithContext(context);
+    }
+  }
+  static std::atomic<uint64_t> counter{0};
+  FactStoreOptions draft = options;
+  draft.path = options.path + ".new-" + std::to_string(::getpid()) + "-" +
+               std::to_string(counter.fetch_add(1));
+  const auto remove_draft = [&] {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::remove((draft.path + suffix).c_str());
+    }
+  };
+  Status built = CreatePrivateFile(draft.path);
+  if (built.ok()) {
+    // Closed at the end of this block: its WAL is folded in and removed.
+    Result<std::unique_ptr<SqliteDb>> db = Connect(draft, /*create=*/true);
+    built = db.ok() ? (*db)->Exec("PRAGMA journal_mode=WAL") : db.status();
+    if (built.ok()) built = MigrateSchema(db->get()).status();
+  }
+  if (!built.ok()) {
+    remove_draft();
+    return built.WithContext(context);
+  }
+  // Linked into place, never over a file: a process that made the same
+  // store meanwhile wins, and this draft is dropped.
+  int placed = ::link(draft.path.c_str(), options.path.c_str());
+  if (placed != 0 && errno != EEXIST) {
+    placed =
+        ::renameat2(AT_FDCWD, draft.path.c_str(), AT_FDCWD, options.path.c_str(), RENAME_NOREPLACE);
+  }
+  const int error = errno;
+  remove_draft();
+  if (placed != 0 && error != EEXIST) {
+    return IOError(context + ": cannot move the new database into place: " + std::strerror(error));
+  }
+  return Status::OK();
+}
+
+Status FactStore::CheckDatabaseHeader(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::OK();  // missing or unreadable: opening says which
+  char header[16] = {};
+  in.read(header, sizeof(header));
+  static constexpr char kMagic[] = "SQLite format 3";  // and its NUL: 16 bytes
+  if (in.gcount() == sizeof(header) && std::memcmp(header, kMagic, sizeof(header)) == 0) {
+    return Status::OK();
+  }
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  return Corruption("store: open '" + path +
+                    "': " + (ec ? std::string("the file") : std::to_string(bytes) + " bytes") +
+                    " without an SQLite header, so not a database engram made (an interrupted "
+                    "copy or a truncation?); it is left as it is: restore it from a backup or "
+                    "move it away to start an empty store");
+}
+
 Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& options) {
   namespace fs = std::filesystem;
   const fs::path path(options.path);
@@ -157,16 +229,10 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
     if (!options.create_if_missing) {
       return NotFound("store: open '" + options.path + "': no database there");
     }
-    if (path.has_parent_path()) {
-      fs::create_directories(path.parent_path(), ec);
-      if (ec) {
-        return IOError("store: open '" + options.path + "': cannot create directory '" +
-                       path.parent_path().string() + "': " + ec.message());
-      }
-    }
+    ENGRAM_RETURN_IF_ERROR(CreateDatabase(options));
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
-                          Connect(options, options.create_if_missing));
+  ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(options.path));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
   {
     ENGRAM_ASSIGN_OR_RETURN(SqliteStatement wal, db->Prepare("PRAGMA journal_mode=WAL"));
     ENGRAM_RETURN_IF_ERROR(wal.Run());
@@ -177,6 +243,7 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
 }
 
 Result<std::unique_ptr<FactStore>> FactStore::OpenReader(const FactStoreOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(options.path));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA query_only=ON"));
   return std::unique_ptr<FactStore>(new FactStore(std::move(db)));

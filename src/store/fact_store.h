@@ -172,6 +172,14 @@ class FactStore {
   // Opens the connection and sets what every connection needs: busy
   // timeout, the on_connect hook, the memory map.
   static Result<std::unique_ptr<SqliteDb>> Connect(const FactStoreOptions& options, bool create);
+  // Makes a new, complete database at options.path: built 0600 under a
+  // name of its own beside it, then linked into place, so no process ever
+  // sees a half-made or empty file there. Of two processes creating one
+  // store, both succeed and the first one's file stays.
+  static Status CreateDatabase(const FactStoreOptions& options);
+  // Corruption unless `path` starts with SQLite's header: an empty or
+  // truncated file is refused, never taken for a new store and rewritten.
+  static Status CheckDatabaseHeader(const std::string& path);
   Status RunInTransaction(const char* begin, const std::function<Status()>& body);
   std::unique_ptr<SqliteDb> db_;
   bool in_transaction_ = false;

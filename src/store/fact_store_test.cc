@@ -1,5 +1,13 @@
 #include "src/store/fact_store.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "src/lexical/fts5_engram.h"
@@ -282,6 +290,66 @@ TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find(path), std::string::npos);
   EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, AnEmptyOrTruncatedFileIsRefusedAndLeftAsItIs) {
+  testing::TempDir dir;
+  for (const std::string& bytes : {std::string(), std::string("S"), std::string("SQLite forma")}) {
+    const std::string path = dir.File("memory.db");
+    testing::WriteFile(path, bytes);
+    for (bool reader : {false, true}) {
+      auto store = reader ? FactStore::OpenReader(testing::StoreOptionsForTest(path))
+                          : FactStore::Open(testing::StoreOptionsForTest(path));
+      ASSERT_FALSE(store.ok()) << bytes.size() << " bytes";
+      EXPECT_EQ(store.status().code(), StatusCode::kCorruption);
+      EXPECT_NE(store.status().message().find(path + "': " + std::to_string(bytes.size()) +
+                                              " bytes without an SQLite header"),
+                std::string::npos)
+          << store.status().message();
+    }
+    EXPECT_EQ(testing::ReadFile(path), bytes) << "never rewritten";
+  }
+}
+
+TEST(FactStoreOpenTest, ANewStoreIsPrivateAndComplete) {
+  testing::TempDir dir;
+  const mode_t old_umask = ::umask(022);
+  const std::string path = dir.File("home/engram/memory.db");
+  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  ::umask(old_umask);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(Row("private fact")); }).ok());
+  const auto mode = [](const std::string& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir.File("home")), 0700u);
+  EXPECT_EQ(mode(dir.File("home/engram")), 0700u);
+  EXPECT_EQ(mode(path), 0600u);
+  EXPECT_EQ(mode(path + "-wal"), 0600u) << "SQLite gives its WAL the database's mode";
+  EXPECT_EQ(mode(path + "-shm"), 0600u);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("home/engram"))) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"memory.db", "memory.db-shm", "memory.db-wal"}))
+      << "no draft left behind";
+}
+
+TEST(FactStoreOpenTest, TwoProcessesCreatingOneStoreBothOpenIt) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  std::vector<std::thread> openers;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 4; ++i) {
+    openers.emplace_back([&] {
+      if (FactStore::Open(testing::StoreOptionsForTest(path)).ok()) ++opened;
+    });
+  }
+  for (std::thread& t : openers) t.join();
+  EXPECT_EQ(opened.load(), 4);
 }
 
 TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "src/common/private_files.h"
 #include "src/vindex/hnsw_graph.h"
 #include "src/vindex/hnsw_index.h"
 #include "src/vindex/index_file.h"
@@ -100,6 +101,11 @@ Status HnswIndex::Save(const std::string& path, const std::string& stamp) const 
     return FailedPrecondition(
         "vindex: save hnsw: the graph has " + std::to_string(graph_->Nodes()) + " nodes for " +
         std::to_string(slot_label_.size()) + " slots (a batch failed); rebuild the index");
+  }
+  // The graph writer keeps the mode of the file it truncates: 0600.
+  std::remove(graph_temp.c_str());
+  if (Status made = CreatePrivateFile(graph_temp); !made.ok()) {
+    return IOError("vindex: save hnsw: " + made.message());
   }
   Status saved = graph_->Save(graph_temp);
   if (!saved.ok()) return fail(std::move(saved));

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "src/common/private_files.h"
+
 namespace engram {
 namespace {
 
@@ -151,8 +153,9 @@ Status SyncFile(const std::string& path) {
 
 Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
   const std::string temp_path = path + ".tmp";
+  std::remove(temp_path.c_str());  // a leftover would keep its own mode
   {
-    Fd fd(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Fd fd(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kPrivateFileMode));
     if (fd.get() < 0) return ErrnoStatus("write", temp_path, errno);
     while (!bytes.empty()) {
       const ssize_t wrote = ::write(fd.get(), bytes.data(), bytes.size());

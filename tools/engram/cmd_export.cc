@@ -1,6 +1,7 @@
 // engram export: every fact as JSONL, which `import` reads back exactly.
 #include <fstream>
 
+#include "src/common/private_files.h"
 #include "src/store/fact_codec.h"
 #include "tools/engram/cli.h"
 
@@ -22,6 +23,10 @@ void RegisterExport(CLI::App& app, Cli& cli) {
     std::ofstream file;
     std::ostream* out = &cli.out();
     if (!args->output.empty()) {
+      // Memories are private: a new export file is 0600.
+      if (Status made = CreatePrivateFile(args->output); !made.ok()) {
+        return cli.Fail(made.WithContext("export"));
+      }
       file.open(args->output, std::ios::binary | std::ios::trunc);
       if (!file) return cli.Fail(IOError("export: cannot write '" + args->output + "'"));
       out = &file;

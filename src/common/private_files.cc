@@ -1,0 +1,51 @@
+#include "src/common/private_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace engram {
+
+Status CreatePrivateDirectories(const std::string& dir) {
+  // The missing directories, innermost first.
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+       !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), kPrivateDirectoryMode) != 0) {
+      if (errno == EEXIST) continue;  // made meanwhile by another process
+      return IOError("cannot create directory '" + it->string() + "': " + std::strerror(errno));
+    }
+    // The umask can only take bits away; chmod makes the mode exact.
+    if (::chmod(it->c_str(), kPrivateDirectoryMode) != 0) {
+      return IOError("cannot set the mode of '" + it->string() + "': " + std::strerror(errno));
+    }
+  }
+  return Status::OK();
+}
+
+Status CreatePrivateFile(const std::string& path, bool* created) {
+  if (created != nullptr) *created = false;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFileMode);
+  if (fd < 0) {
+    if (errno == EEXIST) return Status::OK();
+    return IOError("cannot create '" + path + "': " + std::strerror(errno));
+  }
+  const bool exact = ::fchmod(fd, kPrivateFileMode) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!exact) return IOError("cannot set the mode of '" + path + "': " + std::strerror(error));
+  if (created != nullptr) *created = true;
+  return Status::OK();
+}
+
+}  // namespace engram
