@@ -4,8 +4,12 @@ JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 TEST_DIR ?= build-test
 TSAN_DIR ?= build-tsan
+FUZZ_DIR ?= build-fuzz
+# Seconds each fuzz target runs in `make test` and in `make fuzz`.
+FUZZ_SECONDS_TEST ?= 10
+FUZZ_SECONDS ?= 300
 
-.PHONY: all setup build demo test lint-format format bench load results clean
+.PHONY: all setup build demo test fuzz fuzz-build lint-format format bench load results clean
 
 all: build
 
@@ -26,7 +30,8 @@ demo: build
 
 # Every test, warnings as errors, under AddressSanitizer and UBSan, after
 # the format and lint checks; then the threaded backfill tests again under
-# ThreadSanitizer.
+# ThreadSanitizer; then every fuzz target over its kept inputs and for
+# FUZZ_SECONDS_TEST seconds.
 test: setup lint-format
 	@cmake -S . -B $(TEST_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
 	  -DENGRAM_SANITIZE=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
@@ -38,6 +43,21 @@ test: setup lint-format
 	  -DENGRAM_SANITIZE_THREAD=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
 	@cmake --build $(TSAN_DIR) -j $(JOBS) --target backfill_test
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./$(TSAN_DIR)/src/engine/backfill_test
+	@$(MAKE) --no-print-directory fuzz-build
+	@scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS_TEST)
+
+# The libFuzzer targets of fuzz/, built with clang under ASan and UBSan.
+fuzz-build: setup
+	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DENGRAM_FUZZ=ON \
+	  -DENGRAM_BUILD_TESTS=OFF >/dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_targets
+
+# Longer fuzzing (FUZZ_SECONDS per target), keeping what it finds in
+# .cache/fuzz so the next run starts from there.
+fuzz: fuzz-build
+	@mkdir -p .cache/fuzz
+	@scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) .cache/fuzz
 
 lint-format:
 	@scripts/check_format.sh
@@ -65,4 +85,4 @@ results: build
 	@scripts/results.sh ./$(BUILD_DIR)/engram
 
 clean:
-	rm -rf $(BUILD_DIR) $(TEST_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(TEST_DIR) $(TSAN_DIR) $(FUZZ_DIR)

@@ -4,7 +4,8 @@
 # mode, blended without the temporal signal, and a sweep of the semantic
 # weight, against the reference figures of ../shared/datasets/README.md;
 # per-category figures for locomo; version links off and by cosine alone;
-# queries of one dataset asked of another; and the speed benchmarks. Needs
+# queries of one dataset asked of another; the speed benchmarks; and 30
+# SIGKILLs of `engram serve` under concurrent adds (bench/kill_test.py). Needs
 # python3 for formatting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +78,8 @@ done
 # the replay mechanism and are not evidence of quality (their README says why).
 echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
+echo "results: SIGKILL of engram serve under concurrent adds" >&2
+bench/kill_test.py "$(dirname "$engram")" > "$work/kill.json"
 if [ -x "$(dirname "$engram")/bench/embed_speed" ]; then
   bench/embed_speed.sh "$(dirname "$engram")" "$ENGRAM_HOME/models/use-lite-en.bin" \
     > "$work/embed_speed.md"
@@ -266,6 +269,8 @@ embed = os.path.join(work, "embed_speed.md")
 if os.path.exists(embed):
     print("### Embedding speed (`bench/embed_speed.sh`)\n")
     print(open(embed).read())
+print("### Killed under concurrent adds (`bench/kill_test.py`)\n")
+print(open("bench/RESULTS-kill.md").read())
 load = "bench/RESULTS-load.md"
 if os.path.exists(load):
     print("### The HTTP server under load (`bench/RESULTS-load.md`)\n")

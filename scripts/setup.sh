@@ -10,7 +10,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev libopenblas-dev libhnswlib-dev
   libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format clang-tidy python3
+  clang-format clang-tidy clang-14 libclang-rt-14-dev python3
   "$@"
 )
 
