@@ -118,9 +118,21 @@ struct BackfillOptions {
 };
 
 struct BackfillReport {
+  // Stored vectors no search could use (a NaN or an infinity, a zero norm,
+  // a blob of the wrong size), deleted so their facts are embedded again.
+  size_t replaced = 0;
   size_t embedded = 0;
   size_t remaining = 0;               // facts still without a vector
   std::vector<std::string> warnings;  // facts that could not be embedded
+};
+
+// What Engine::Check found. Every problem names what is wrong and where
+// (a fact by its id and scope, a vector by its fact and space, a table);
+// none means the store is whole.
+struct CheckReport {
+  int64_t facts = 0;    // facts whose id was checked against their content
+  int64_t vectors = 0;  // stored vectors checked, every space
+  std::vector<std::string> problems;
 };
 
 // One embedding space of the store.
@@ -243,6 +255,11 @@ class Engine {
   // Embeds facts that lack a vector in the active space, in batches, each
   // batch committed on its own. FailedPrecondition when keyword-only.
   virtual Result<BackfillReport> Backfill(const BackfillOptions& options) = 0;
+  // Checks the whole store, reading every row: SQLite's integrity check,
+  // the full-text indexes against the text they index, each fact's id
+  // against its content, and each stored vector (its size, and no NaN, no
+  // infinity, no zero norm). Reports; changes nothing.
+  virtual Result<CheckReport> Check() = 0;
 
   // Deletes every embedding space but the active one, with its vectors and
   // index files. Returns the number of vectors removed.

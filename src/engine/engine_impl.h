@@ -54,6 +54,7 @@ class EngineImpl final : public Engine {
                 const std::function<bool(const Fact&)>& sink) override;
   Result<SearchResponse> Search(const std::string& query, const SearchOptions& options) override;
   Result<StoreStats> Stats() override;
+  Result<CheckReport> Check() override;
   Result<BackfillReport> Backfill(const BackfillOptions& options) override;
   Result<int64_t> PruneVectors() override;
   Status Reload(const EngineOptions& options) override;
@@ -97,6 +98,10 @@ class EngineImpl final : public Engine {
   // mutex_. Vectors are always stored in the space of the embedder that
   // made them, even when a Reload switched embedders meanwhile.
   Result<int64_t> EnsureSpaceLocked(const Embedder& embedder, Timestamp now);
+  // Deletes the vectors of the space that no search can use (a NaN or an
+  // infinity, a zero norm, a blob of the wrong size), so backfill embeds
+  // their facts again; returns how many. Caller holds mutex_.
+  Result<size_t> DeleteUnusableVectorsLocked(int64_t space_id, size_t dimension);
   // The id of `embedder`'s space, 0 when the store has none yet (nothing
   // is written: searches work on read-only files); caller holds mutex_.
   Result<int64_t> FindSpaceLocked(const Embedder& embedder);

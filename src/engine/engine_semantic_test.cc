@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include <sqlite3.h>
+
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
 #include "src/lexical/lexical_searcher.h"
@@ -290,6 +292,65 @@ TEST_F(SemanticTest, BadVectorsAreRejectedAndTheFactIsKeptForBackfill) {
   EXPECT_EQ(report->embedded, 6u);
   EXPECT_EQ(report->remaining, 0u);
   EXPECT_EQ(engine->Stats()->vectors, 6);
+}
+
+// A stored vector gone bad on disk (here one NaN written over a component)
+// costs that fact its semantic signal, not the scope its searches; backfill
+// replaces it. Flat and HNSW indexes alike.
+TEST_F(SemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplacesIt) {
+  for (const size_t hnsw_threshold : {size_t{1000}, size_t{2}}) {
+    SCOPED_TRACE("hnsw_threshold " + std::to_string(hnsw_threshold));
+    std::filesystem::remove_all(dir_.path());
+    std::filesystem::create_directories(dir_.path());
+    VectorOptions vector;
+    vector.hnsw_threshold = hnsw_threshold;
+    auto embedder = std::make_shared<HashEmbedder>(64);
+    std::string bad_id;
+    {
+      auto engine = Open(embedder, vector);
+      Add(*engine, "Postgres listens on port 5433");
+      bad_id = Add(*engine, "Releases ship every Thursday afternoon");
+      Add(*engine, "Login tokens expire after one hour");
+    }
+    {
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(dir_.File("memory.db").c_str(), &db), SQLITE_OK);
+      const std::string nan_at_3 =
+          "UPDATE fact_vectors SET vector = cast(substr(vector, 1, 12) || x'0000c07f' || "
+          "substr(vector, 17) AS BLOB) WHERE fact_rowid = (SELECT rowid FROM facts WHERE id = '" +
+          bad_id + "')";
+      EXPECT_EQ(sqlite3_exec(db, nan_at_3.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+      EXPECT_EQ(sqlite3_changes(db), 1);
+      sqlite3_close(db);
+    }
+    // As after a rebuild: the saved HNSW index still holds the good copy.
+    std::filesystem::remove_all(dir_.File("memory.db.vindex"));
+    auto engine = Open(embedder, vector);
+    SearchResponse r =
+        Search(*engine, "Releases ship every Thursday afternoon", FusionMode::kSemantic);
+    EXPECT_TRUE(r.semantic);
+    for (const auto& h : r.hits) EXPECT_NE(h.fact.id, bad_id);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0], "fact " + bad_id +
+                                 ": its stored vector is unusable (vindex: check vector: NaN at "
+                                 "component 3); semantic search leaves the fact out until "
+                                 "`engram backfill` embeds it again");
+    r = Search(*engine, "Postgres listens on port 5433", FusionMode::kSemantic);
+    ASSERT_FALSE(r.hits.empty()) << "the scope's other facts are still searched";
+    EXPECT_EQ(r.hits[0].fact.content, "Postgres listens on port 5433");
+    EXPECT_TRUE(r.warnings.empty()) << "said once, not on every search";
+
+    auto report = engine->Backfill({});
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->replaced, 1u);
+    EXPECT_EQ(report->embedded, 1u);
+    EXPECT_EQ(report->remaining, 0u);
+    r = Search(*engine, "Releases ship every Thursday afternoon", FusionMode::kSemantic);
+    ASSERT_FALSE(r.hits.empty());
+    EXPECT_EQ(r.hits[0].fact.id, bad_id);
+    EXPECT_TRUE(r.warnings.empty());
+    EXPECT_EQ(engine->Backfill({})->replaced, 0u) << "nothing left to replace";
+  }
 }
 
 // hash:64 -> hash:32 -> hash:64: each switch starts or reuses a space,

@@ -2,6 +2,7 @@
 // outside the lock and storing their vectors, backfill and pruning
 // (DESIGN §6).
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -124,6 +125,24 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
   return stored;
 }
 
+Result<size_t> EngineImpl::DeleteUnusableVectorsLocked(int64_t space_id, size_t dimension) {
+  std::vector<int64_t> unusable;
+  std::vector<float> v(dimension);
+  ENGRAM_RETURN_IF_ERROR(
+      vectors_.ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
+        bool usable = blob.size() == dimension * sizeof(float);
+        if (usable) {
+          std::memcpy(v.data(), blob.data(), blob.size());
+          usable = CheckVector(v, dimension).ok();
+        }
+        if (!usable) unusable.push_back(ref.vector_id);
+      }));
+  if (unusable.empty()) return size_t{0};
+  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] { return vectors_.Delete(unusable); }));
+  if (cache_ && cache_->SpaceId() == space_id) cache_->MarkDirty();
+  return unusable.size();
+}
+
 Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
   const std::shared_ptr<const EngineOptions> engine_options = Options();
   if (!engine_options->embedder) {
@@ -131,13 +150,16 @@ Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
   }
   std::vector<FactToEmbed> missing;
   int64_t space_id = 0;
+  BackfillReport report;
   {
     std::lock_guard lock(mutex_);
     ENGRAM_ASSIGN_OR_RETURN(
         space_id, EnsureSpaceLocked(*engine_options->embedder, engine_options->clock->NowMillis()));
+    ENGRAM_ASSIGN_OR_RETURN(
+        report.replaced,
+        DeleteUnusableVectorsLocked(space_id, engine_options->embedder->Space().dimension));
     ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
   }
-  BackfillReport report;
   ENGRAM_ASSIGN_OR_RETURN(report.embedded, EmbedAndStore(*engine_options, missing, nullptr,
                                                          options.progress, &report.warnings));
   std::lock_guard lock(mutex_);

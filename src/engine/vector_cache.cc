@@ -11,6 +11,7 @@
 #include "src/common/private_files.h"
 #include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_index.h"
+#include "src/vindex/vector_math.h"
 
 namespace engram {
 
@@ -63,9 +64,10 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
 }
 
 Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,
-                          ScopeIndex* entry) {
+                          ScopeIndex* entry, std::vector<Unusable>* unusable) {
   entry->index.reset();
   entry->hnsw = hnsw;
+  entry->unusable.clear();
   if (hnsw) {
     HnswIndexOptions hnsw_options;
     hnsw_options.initial_capacity = std::max<size_t>(refs.size(), 1024);
@@ -76,31 +78,55 @@ Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs
   std::vector<int64_t> ids;
   ids.reserve(refs.size());
   for (const VectorRef& r : refs) ids.push_back(r.vector_id);
-  return LoadInto(store, ids, entry);
+  return LoadInto(store, ids, entry, unusable);
 }
 
 Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids,
-                             ScopeIndex* entry) {
+                             ScopeIndex* entry, std::vector<Unusable>* unusable) {
   if (vector_ids.empty()) return Status::OK();
   if (entry->hnsw) {
-    // One batch: HNSW inserts in parallel.
+    // One batch: HNSW inserts in parallel, and refuses the whole batch for
+    // one bad vector, so each is checked first.
     std::vector<int64_t> labels;
     std::vector<float> rows;
     labels.reserve(vector_ids.size());
     rows.reserve(vector_ids.size() * dimension_);
     ENGRAM_RETURN_IF_ERROR(
         store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
+          if (Status usable = CheckVector(v, dimension_); !usable.ok()) {
+            return LeaveOut(id, usable, entry, unusable);
+          }
           labels.push_back(id);
           rows.insert(rows.end(), v.begin(), v.end());
         }));
     return static_cast<HnswIndex&>(*entry->index).UpsertBatch(labels, rows);
   }
-  Status upserted = Status::OK();
-  ENGRAM_RETURN_IF_ERROR(
-      store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
-        if (upserted.ok()) upserted = entry->index->Upsert(id, v);
-      }));
-  return upserted;
+  return store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
+    if (Status upserted = entry->index->Upsert(id, v); !upserted.ok()) {
+      LeaveOut(id, upserted, entry, unusable);
+    }
+  });
+}
+
+void VectorCache::LeaveOut(int64_t vector_id, const Status& why, ScopeIndex* entry,
+                           std::vector<Unusable>* unusable) {
+  entry->unusable.insert(vector_id);
+  unusable->push_back(Unusable{vector_id, why.message()});
+}
+
+void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
+                               const std::vector<Unusable>& unusable,
+                               std::vector<std::string>* warnings) {
+  for (const Unusable& u : unusable) {
+    const auto ref = std::find_if(refs.begin(), refs.end(),
+                                  [&](const VectorRef& r) { return r.vector_id == u.vector_id; });
+    Result<std::string> fact =
+        ref == refs.end() ? Result<std::string>(NotFound("")) : store->FactIdOf(ref->fact_rowid);
+    warnings->push_back("fact " + fact.value_or("(unknown)") + ": its stored vector is unusable (" +
+                        u.why +
+                        "); semantic search leaves the fact out until `engram backfill` embeds "
+                        "it again");
+  }
 }
 
 Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
@@ -114,22 +140,25 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     flat->Reserve(std::min(expected, options_.hnsw_threshold));
     std::vector<VectorRef> refs;
     refs.reserve(expected);
-    Status upserted = Status::OK();
+    std::vector<Unusable> unusable;
     ENGRAM_RETURN_IF_ERROR(store->LoadScope(
         space_id_, scope, dimension_, [&](const VectorRef& ref, std::span<const float> v) {
           refs.push_back(ref);
-          if (upserted.ok() && refs.size() < options_.hnsw_threshold) {
-            upserted = flat->Upsert(ref.vector_id, v);
+          if (refs.size() >= options_.hnsw_threshold) return;
+          if (Status upserted = flat->Upsert(ref.vector_id, v); !upserted.ok()) {
+            LeaveOut(ref.vector_id, upserted, entry, &unusable);
           }
         }));
-    ENGRAM_RETURN_IF_ERROR(upserted);
     if (refs.empty() || refs.size() < options_.hnsw_threshold) {
       entry->index = std::move(flat);
       entry->hnsw = false;
       SetLabels(refs, entry);
+      WarnUnusable(store, refs, unusable, warnings);
       return Status::OK();
     }
+    entry->unusable.clear();
   }
+  std::vector<Unusable> unusable;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
   const bool want_hnsw = refs.size() >= options_.hnsw_threshold && !refs.empty();
   const std::string path = IndexPath(scope);
@@ -151,18 +180,20 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
       }
     }
     if (!entry->index) {
-      ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry));
+      ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry, &unusable));
       changed = true;
     }
   } else if (!want_hnsw && (entry->hnsw || !entry->index)) {
-    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/false, entry));
+    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/false, entry, &unusable));
   }
 
   // Bring the index in step by label: vector ids are never reused.
   const std::vector<int64_t> labels = entry->index->Labels();
   std::vector<int64_t> wanted;
   wanted.reserve(refs.size());
-  for (const VectorRef& r : refs) wanted.push_back(r.vector_id);
+  for (const VectorRef& r : refs) {
+    if (!entry->unusable.count(r.vector_id)) wanted.push_back(r.vector_id);
+  }
   std::vector<int64_t> gone;
   std::set_difference(labels.begin(), labels.end(), wanted.begin(), wanted.end(),
                       std::back_inserter(gone));
@@ -172,15 +203,16 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   const size_t deleted =
       entry->hnsw ? static_cast<const HnswIndex&>(*entry->index).DeletedCount() : 0;
   if (entry->hnsw && !gone.empty() && deleted + gone.size() > refs.size() / 4) {
-    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry));
+    ENGRAM_RETURN_IF_ERROR(Build(store, refs, /*hnsw=*/true, entry, &unusable));
     changed = true;
   } else {
     for (int64_t label : gone) entry->index->Remove(label);
-    ENGRAM_RETURN_IF_ERROR(LoadInto(store, added, entry));
+    ENGRAM_RETURN_IF_ERROR(LoadInto(store, added, entry, &unusable));
     changed = changed || !gone.empty() || !added.empty();
   }
 
   SetLabels(refs, entry);
+  WarnUnusable(store, refs, unusable, warnings);
 
   if (entry->hnsw && changed) {
     Status saved = CreatePrivateDirectories(index_dir_);
@@ -196,6 +228,7 @@ void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entr
   entry->fact_of_label.reserve(refs.size());
   entry->label_of_fact.reserve(refs.size());
   for (const VectorRef& r : refs) {
+    if (entry->unusable.count(r.vector_id)) continue;
     entry->fact_of_label[r.vector_id] = r.fact_rowid;
     entry->label_of_fact[r.fact_rowid] = r.vector_id;
   }

@@ -32,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engram/options.h"
@@ -107,15 +108,33 @@ class VectorCache {
     std::unordered_map<int64_t, int64_t> label_of_fact;
     int64_t synced_version = -1;
     uint64_t synced_epoch = 0;  // dirty_epoch_ when last synced; 0 = never
+    // Stored vectors no index can take (a NaN or an infinity, a zero
+    // norm), left out of the index and not read again; backfill replaces
+    // them (EngineImpl::Backfill).
+    std::unordered_set<int64_t> unusable;
+  };
+  // A vector found unusable while loading, and why.
+  struct Unusable {
+    int64_t vector_id = 0;
+    std::string why;
   };
 
   Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
                    std::vector<std::string>* warnings);
   // A fresh index for `refs`, every vector loaded from the store.
-  Status Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,
-               ScopeIndex* entry);
-  // Loads `vector_ids` from the store into entry->index.
-  Status LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids, ScopeIndex* entry);
+  Status Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw, ScopeIndex* entry,
+               std::vector<Unusable>* unusable);
+  // Loads `vector_ids` from the store into entry->index, leaving out (and
+  // adding to `*unusable` and entry->unusable) what no index can take.
+  Status LoadInto(VectorStore* store, const std::vector<int64_t>& vector_ids, ScopeIndex* entry,
+                  std::vector<Unusable>* unusable);
+  // Records that vector `vector_id` is left out of entry's index, and why.
+  static void LeaveOut(int64_t vector_id, const Status& why, ScopeIndex* entry,
+                       std::vector<Unusable>* unusable);
+  // One warning per vector of `unusable`, naming its fact.
+  static void WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
+                           const std::vector<Unusable>& unusable,
+                           std::vector<std::string>* warnings);
   // True when some scope of `scopes` is not in step; caller holds mutex_.
   bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
                  uint64_t epoch) const;

@@ -161,6 +161,38 @@ Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimensio
   return Status::OK();
 }
 
+Status VectorStore::ForEachBlob(
+    int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT rowid, fact_rowid, vector FROM fact_vectors WHERE space_id = ?1"));
+  s.BindInt(1, space_id);
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::OK();
+    sink(VectorRef{s.ColumnInt(0), s.ColumnInt(1)}, s.ColumnBlob(2));
+  }
+}
+
+Status VectorStore::Delete(const std::vector<int64_t>& vector_ids) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("DELETE FROM fact_vectors WHERE rowid = ?1"));
+  for (int64_t id : vector_ids) {
+    s.BindInt(1, id);
+    ENGRAM_RETURN_IF_ERROR(s.Run());
+    s.Reset();
+  }
+  return Status::OK();
+}
+
+Result<std::string> VectorStore::FactIdOf(int64_t fact_rowid) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("SELECT id FROM facts WHERE rowid = ?1"));
+  s.BindInt(1, fact_rowid);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return NotFound("store: no fact at row " + std::to_string(fact_rowid));
+  return s.ColumnText(0);
+}
+
 Result<std::vector<FactToEmbed>> VectorStore::Missing(int64_t space_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,

@@ -79,6 +79,16 @@ class VectorStore {
   // How many vectors LoadScope would give (to size buffers before it).
   Result<int64_t> CountScope(int64_t space_id, const std::string& scope);
 
+  // Every vector of the space as stored, in no set order: `sink` gets the
+  // label, the fact and the blob's bytes, whatever their size (so a check
+  // can look at a blob that Load would refuse).
+  Status ForEachBlob(int64_t space_id,
+                     const std::function<void(const VectorRef&, std::string_view)>& sink);
+  // Deletes the vectors `vector_ids`. Run inside Transact().
+  Status Delete(const std::vector<int64_t>& vector_ids);
+  // The id of the fact at `fact_rowid`; NotFound when there is none.
+  Result<std::string> FactIdOf(int64_t fact_rowid);
+
   // Facts without a vector in the space, lowest rowid first, at most `limit`
   // (0: all).
   Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit);

@@ -126,6 +126,7 @@ int Cli::Run(int argc, char** argv) {
   RegisterAdd(app, *this);
   RegisterUpdate(app, *this);
   RegisterHistory(app, *this);
+  RegisterCheck(app, *this);
   RegisterGc(app, *this);
   RegisterImport(app, *this);
   RegisterList(app, *this);

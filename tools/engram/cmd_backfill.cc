@@ -26,6 +26,10 @@ void RegisterBackfill(CLI::App& app, Cli& cli) {
     if (!report.ok()) return cli.Fail(report.status());
     for (const auto& w : report->warnings) cli.err() << "engram: warning: " << w << "\n";
     auto stats = (*engine)->Stats();
+    if (report->replaced > 0) {
+      cli.out() << "deleted " << report->replaced
+                << " unusable stored vector(s), to embed their facts again\n";
+    }
     cli.out() << "embedded " << report->embedded << " fact(s)";
     if (stats.ok()) cli.out() << " into " << stats->active_space.Key();
     cli.out() << "; " << report->remaining << " still without a vector\n";
