@@ -295,16 +295,14 @@ TEST(ConfigTest, CredentialsInAUrlAreUsedButNeverShown) {
       {});
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->embedder.remote.base_url, "https://alice:pw-5e6f7a@embed.example/v1?key=k-1a2b");
+  std::map<std::string, std::string> shown;
   for (const auto& e : c->entries) {
     EXPECT_EQ(e.value.find("pw-5e6f7a"), std::string::npos) << e.key;
     EXPECT_EQ(e.value.find("k-1a2b"), std::string::npos) << e.key;
-    if (e.key == "embed.base_url") {
-      EXPECT_EQ(e.value, "https://embed.example/v1 (credentials hidden)");
-    }
-    if (e.key == "llm.base_url") {
-      EXPECT_EQ(e.value, "http://127.0.0.1:11434") << "nothing to hide";
-    }
+    shown[e.key] = e.value;
   }
+  EXPECT_EQ(shown["embed.base_url"], "https://embed.example/v1 (credentials hidden)");
+  EXPECT_EQ(shown["llm.base_url"], "http://127.0.0.1:11434") << "nothing to hide";
 }
 
 }  // namespace
