@@ -34,6 +34,13 @@ class CliRunner {
     extra_env_.push_back(name + "=" + value);
   }
   std::string File(const std::string& name) const { return dir_.File(name); }
+  // Runs `binary` instead of the built engram, through `launcher` (a
+  // command and its arguments, absolute path first, such as setpriv's)
+  // when not empty.
+  void SetBinary(const std::string& binary, std::vector<std::string> launcher = {}) {
+    binary_ = binary;
+    launcher_ = std::move(launcher);
+  }
   std::string DbPath() const { return home_ + "/memory.db"; }
 
   // Starts engram with `args`; stdin from `stdin_path` (or /dev/null).
@@ -112,7 +119,8 @@ class CliRunner {
         env_strings.push_back(v);
       }
     }
-    std::vector<std::string> argv_strings = {ENGRAM_BINARY};
+    std::vector<std::string> argv_strings = launcher_;
+    argv_strings.push_back(binary_);
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv, envp;
     for (auto& a : argv_strings) argv.push_back(a.data());
@@ -120,13 +128,15 @@ class CliRunner {
     for (auto& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = -1;
-    posix_spawn(&pid, ENGRAM_BINARY, actions, nullptr, argv.data(), envp.data());
+    posix_spawn(&pid, argv_strings[0].c_str(), actions, nullptr, argv.data(), envp.data());
     return pid;
   }
 
   TempDir dir_;
   std::string home_;
   std::vector<std::string> extra_env_;
+  std::string binary_ = ENGRAM_BINARY;
+  std::vector<std::string> launcher_;
 };
 
 }  // namespace engram::testing

@@ -109,7 +109,7 @@ TEST(CliTest, NewerSchemaIsAClearError) {
   CliRunner cli;
   ASSERT_EQ(cli.Run({"add", "x"}).exit_code, 0);
   {
-    auto db = SqliteDb::Open(cli.DbPath(), false);
+    auto db = SqliteDb::Open(cli.DbPath(), SqliteOpenMode::kReadWrite);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)->Exec("PRAGMA user_version = 7").ok());
   }

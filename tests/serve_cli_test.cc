@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -263,6 +264,77 @@ TEST(ServeCliTest, RefusesWhatAWebPageCouldSendAndServesCurl) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 201) << ok->body;
   EXPECT_EQ(serve.Get("/v1/facts")["count"], 1);
+}
+
+// Files cut short under a running server: the model file and the database
+// truncated while `engram serve` has them open give errors, not a dead
+// process. The model is read whole at start, not mapped, so the server
+// embeds on with it and a reload refuses the cut file; the database is
+// read through SQLite's own reads, not a memory map, so a search of a
+// cut file answers an error (naming no path) and the server serves on.
+TEST(ServeCliTest, FilesTruncatedUnderTheServerGiveErrorsNotACrash) {
+  namespace fs = std::filesystem;
+  testing::CliRunner runner;
+  const std::string models = runner.File("models");
+  fs::create_directories(models);
+  const std::string model = models + "/" + fs::path(ENGRAM_TEST_MODEL_FILE).filename().string();
+  fs::copy_file(ENGRAM_TEST_MODEL_FILE, model);
+  runner.SetEnv("ENGRAM_EMBED_MODELS_DIR", models);
+  {
+    // Facts written and checkpointed into the database file by a first
+    // server, so the second one reads them from the file itself.
+    ServeProcess first(runner, {});
+    ASSERT_GT(first.port, 0);
+    for (int i = 0; i < 200; ++i) {
+      int status = 0;
+      first.Post("/v1/facts",
+                 {{"content", "Service " + std::to_string(i) + " listens on port " +
+                                  std::to_string(7000 + i) + " behind the staging proxy"}},
+                 &status);
+      ASSERT_EQ(status, 201);
+    }
+    ASSERT_EQ(first.Stop().exit_code, 0);
+  }
+  ASSERT_GT(fs::file_size(runner.DbPath()), 64U << 10);
+  ServeProcess serve(runner, {});
+  ASSERT_GT(serve.port, 0);
+  const json query = {{"query", "which port does service 42 listen on"}, {"record", false}};
+  int status = 0;
+  json found = serve.Post("/v1/search", query, &status);
+  ASSERT_EQ(status, 200) << found;
+  EXPECT_TRUE(found["semantic"].get<bool>()) << found;
+
+  // The model cut in half: searches embed on with the model in memory.
+  fs::resize_file(model, fs::file_size(model) / 2);
+  found = serve.Post("/v1/search", query, &status);
+  EXPECT_EQ(status, 200) << found;
+  EXPECT_TRUE(found["semantic"].get<bool>()) << found;
+
+  // The database cut to one page, then to nothing, under connections that
+  // have just read it (a map of it would now end the process).
+  for (const uintmax_t size : {fs::file_size(runner.DbPath()) / 2, uintmax_t{4096}, uintmax_t{0}}) {
+    fs::resize_file(runner.DbPath(), size);
+    found = serve.Post("/v1/search", query, &status);
+    EXPECT_GE(status, 500) << "cut to " << size << ": " << found;
+    EXPECT_TRUE(found.contains("error")) << found;
+    EXPECT_EQ(found.dump().find(runner.home()), std::string::npos) << "a path: " << found;
+    httplib::Client c = serve.Client();
+    auto health = c.Get("/healthz");
+    ASSERT_TRUE(health) << "cut to " << size << ": the server is gone";
+    EXPECT_EQ(health->status, 200);
+  }
+  // A reload reads both cut files: it says what is wrong and the server
+  // serves on.
+  kill(serve.pid, SIGHUP);
+  WaitForStderr(runner, "engram: re");
+  httplib::Client c = serve.Client();
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health) << "the server is gone after a reload of cut files";
+  EXPECT_EQ(health->status, 200);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(serve.pid, &wstatus, WNOHANG), 0) << "the server exited";
+  const testing::CliResult stopped = serve.Stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
 }
 
 }  // namespace

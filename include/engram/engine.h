@@ -133,6 +133,9 @@ struct CheckReport {
   int64_t facts = 0;    // facts whose id was checked against their content
   int64_t vectors = 0;  // stored vectors checked, every space
   std::vector<std::string> problems;
+  // Checks that could not run, and why (FTS5 runs its integrity check as a
+  // write, which a store read-only to its user refuses). Not problems.
+  std::vector<std::string> skipped;
 };
 
 // One embedding space of the store.

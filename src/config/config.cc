@@ -198,6 +198,9 @@ const std::vector<KeyDef>& Keys() {
                      "time to read one request, in ms; default 10000"),
       ENGRAM_INT_KEY("server.keep_alive_timeout_ms", server.keep_alive_timeout_ms, 1000, 600000,
                      "time an idle connection stays open, in ms (whole seconds); default 5000"),
+      ENGRAM_INT_KEY("server.header_timeout_ms", server.header_timeout_ms, 100, 600000,
+                     "time a connection has to send a request's headers, from when it opens "
+                     "or its last answer, in ms; slower ones are closed; default 5000"),
       ENGRAM_INT_KEY("server.max_body_bytes", server.limits.max_body_bytes, 1024, 1 << 30,
                      "largest request body, in bytes; larger ones get 413; default 8388608"),
       ENGRAM_INT_KEY("server.max_batch", server.limits.max_batch, 1, 100000,

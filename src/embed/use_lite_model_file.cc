@@ -136,16 +136,17 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
 }
 
 Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
-  // Mapped, not read: every process that embeds pays for this load, and
-  // the tensors are used where they lie.
-  auto mapped = MappedFile::Open(path);
-  if (!mapped.ok()) {
-    if (mapped.status().code() == StatusCode::kNotFound) {
+  // Read, not mapped (src/common/file_contents.h): the model file may be
+  // replaced or truncated under a running server. The tensors are used
+  // where they lie in the copy.
+  auto read = FileContents::Read(path);
+  if (!read.ok()) {
+    if (read.status().code() == StatusCode::kNotFound) {
       return NotFound("embed: model file " + path + ": cannot open");
     }
-    return IOError("embed: " + mapped.status().message());
+    return IOError("embed: " + read.status().message());
   }
-  std::shared_ptr<const MappedFile> storage = std::move(*mapped);
+  std::shared_ptr<const FileContents> storage = std::move(*read);
   const std::string_view bytes = storage->Bytes();
 
   if (bytes.size() < kMagicSize + kTrailerSize ||

@@ -28,13 +28,15 @@
 // for each product the encoder has (use_lite_kernels.h): `name`.kernel
 // [in, out], row-major, as OpenBLAS sgemm reads it for large batches, and
 // `name`.panels [out / 16, in, 16], the same values in the column panels of
-// the encoder's own kernel for a few rows (UseLitePackPanels). Mapped, both
-// are read in place; the file is about 20 MB larger for it, 47 MB in all.
+// the encoder's own kernel for a few rows (UseLitePackPanels). Both are used
+// in place; the file is about 20 MB larger for it, 47 MB in all.
 //
 // A reader checks the trailer before anything else, so a truncated or
 // altered file reads as Corruption, and then bounds-checks every field.
-// It maps the file rather than copying it: the tensors are read where they
-// lie, 64-byte aligned, and processes that load the model share its pages.
+// It reads the file whole into memory of its own (FileContents), not a
+// map, so a file replaced or truncated under a running process cannot
+// take it down; the tensors are used where they lie in that copy, 64-byte
+// aligned.
 //
 // Thread-safety: plain functions over values; safe from many threads.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_MODEL_FILE_H_
@@ -50,7 +52,7 @@
 #include <vector>
 
 #include "engram/status.h"
-#include "src/common/mapped_file.h"
+#include "src/common/file_contents.h"
 #include "src/embed/use_lite_tokenizer.h"
 
 namespace engram {
@@ -66,7 +68,7 @@ inline constexpr std::string_view kUseLiteKernelSuffix = ".kernel";
 inline constexpr std::string_view kUseLitePanelsSuffix = ".panels";
 
 // A named float32 array; `values.size()` is the product of `shape`. The
-// values are a view: of the mapped file when read, of the writer's own
+// values are a view: of the file's contents when read, of the writer's own
 // arrays when written.
 struct UseLiteTensor {
   std::vector<uint32_t> shape;
@@ -82,7 +84,7 @@ struct UseLiteModelData {
   // What the tensors of a model read from a file point into; they are
   // valid while it lives (copies of the data share it). Null for a model
   // built in memory, whose builder owns the arrays.
-  std::shared_ptr<const MappedFile> storage;
+  std::shared_ptr<const FileContents> storage;
 };
 
 // Writes `model` to `path` (through a temporary file renamed into place).

@@ -33,7 +33,12 @@ void CheckFullText(SqliteDb* db, CheckReport* report) {
     const std::string t(table);
     // FTS5's own check of the index's structure (SQLite before 3.44 does
     // not compare an external-content index with its rows; CheckFactIds
-    // covers content that changed).
+    // covers content that changed). It runs as a write.
+    if (db->ReadOnly()) {
+      report->skipped.push_back("full-text index " + t +
+                                ": not checked, the store is read-only to this user");
+      continue;
+    }
     std::string sql = "INSERT INTO " + t;
     sql += "(" + t + ") VALUES('integrity-check')";
     if (Status s = db->Exec(sql); !s.ok()) {

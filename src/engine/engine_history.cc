@@ -73,8 +73,7 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
   }
   if (outcome.created && options->embedder) {
     const std::vector<FactToEmbed> todo = {{created_rowid, outcome.fact.id, outcome.fact.content}};
-    auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &outcome.warnings);
-    if (!embedded.ok()) outcome.warnings.push_back(embedded.status().message());
+    EmbedAndStore(*options, todo, nullptr, {}, &outcome.warnings);
   }
   return outcome;
 }

@@ -177,8 +177,7 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
   if (result->created && options->embedder) {
     const std::vector<FactToEmbed> todo = {{rowid, result->fact.id, result->fact.content}};
     std::vector<EmbeddedFact> vectors;
-    auto embedded = EmbedAndStore(*options, todo, nullptr, {}, &result->warnings, &vectors);
-    if (!embedded.ok()) result->warnings.push_back(embedded.status().message());
+    EmbedAndStore(*options, todo, nullptr, {}, &result->warnings, &vectors);
     std::vector<std::optional<AddOutcome>> merged =
         MergeNearDuplicates(*options, &vectors, &result->warnings);
     if (!merged.empty() && merged[0]) {
@@ -220,13 +219,8 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
   // here leaves facts without vectors, which backfill completes.
   if (!created.empty()) {
     std::vector<EmbeddedFact> vectors;
-    auto embedded = EmbedAndStore(*engine_options, created, nullptr, options.embed_progress,
-                                  &report.warnings, &vectors);
-    if (embedded.ok()) {
-      report.embedded = *embedded;
-    } else {
-      report.warnings.push_back(embedded.status().message());
-    }
+    report.embedded = EmbedAndStore(*engine_options, created, nullptr, options.embed_progress,
+                                    &report.warnings, &vectors);
     for (const std::optional<AddOutcome>& m :
          MergeNearDuplicates(*engine_options, &vectors, &report.warnings)) {
       if (!m) continue;

@@ -140,14 +140,15 @@ class EngineImpl final : public Engine {
 
   // Embeds `facts` in batches and stores their vectors, each batch in its
   // own transaction. Takes mutex_ only to write; the caller must not hold
-  // it. Facts that cannot be embedded are left without a vector and named
-  // in `warnings`. Stops between batches when `stop` turns true. When
-  // `embedded` is not null, each stored fact is appended to it.
-  Result<size_t> EmbedAndStore(const EngineOptions& options, const std::vector<FactToEmbed>& facts,
-                               const std::atomic<bool>* stop,
-                               const std::function<void(size_t, size_t)>& progress,
-                               std::vector<std::string>* warnings,
-                               std::vector<EmbeddedFact>* embedded = nullptr);
+  // it. Facts that cannot be embedded, or whose vectors cannot be stored,
+  // are left without a vector, and `warnings` says how many and why. Stops
+  // between batches when `stop` turns true. When `embedded` is not null,
+  // each stored fact is appended to it. Returns how many were stored.
+  size_t EmbedAndStore(const EngineOptions& options, const std::vector<FactToEmbed>& facts,
+                       const std::atomic<bool>* stop,
+                       const std::function<void(size_t, size_t)>& progress,
+                       std::vector<std::string>* warnings,
+                       std::vector<EmbeddedFact>* embedded = nullptr);
 
   // Version links on write (engine_versions.cc): links each fact of
   // `embedded`, in order, to up to versions.link_max of its scope's facts

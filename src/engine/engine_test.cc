@@ -420,7 +420,7 @@ TEST_F(EngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
   {
     // Simulate a store indexed by another analyzer: wrong lengths, an
     // empty index, another version.
-    auto db = SqliteDb::Open(dir_.File("memory.db"), false);
+    auto db = SqliteDb::Open(dir_.File("memory.db"), SqliteOpenMode::kReadWrite);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(RegisterEngramFts5((*db)->handle()).ok());
     ASSERT_TRUE((*db)
@@ -431,7 +431,7 @@ TEST_F(EngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
   }
   Reopen();
   EXPECT_EQ(Contents("deploy", FusionMode::kLexical).size(), 1u);
-  auto db = SqliteDb::Open(dir_.File("memory.db"), false);
+  auto db = SqliteDb::Open(dir_.File("memory.db"), SqliteOpenMode::kReadWrite);
   EXPECT_EQ(*(*db)->QueryInt("SELECT content_terms FROM facts"), 3);
 }
 

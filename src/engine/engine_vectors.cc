@@ -64,19 +64,30 @@ Result<std::shared_ptr<VectorCache>> EngineImpl::SyncedCache(const EngineOptions
   return cache;
 }
 
-Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
-                                         const std::vector<FactToEmbed>& facts,
-                                         const std::atomic<bool>* stop,
-                                         const std::function<void(size_t, size_t)>& progress,
-                                         std::vector<std::string>* warnings,
-                                         std::vector<EmbeddedFact>* embedded) {
+size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
+                                 const std::vector<FactToEmbed>& facts,
+                                 const std::atomic<bool>* stop,
+                                 const std::function<void(size_t, size_t)>& progress,
+                                 std::vector<std::string>* warnings,
+                                 std::vector<EmbeddedFact>* embedded) {
   const Embedder& embedder = *options.embedder;
   const size_t dimension = embedder.Space().dimension;
   const size_t batch = std::max<size_t>(1, options.vector.embed_batch);
+  // The facts from `begin` on stay without a vector: says so, with why.
+  const auto left_without = [&](size_t begin, const std::string& what, const std::string& why) {
+    warnings->push_back(what + " failed: " + std::to_string(facts.size() - begin) + " of " +
+                        std::to_string(facts.size()) +
+                        " facts stay without a vector until backfill: " + why);
+  };
   int64_t space_id = 0;
   {
     std::lock_guard lock(mutex_);
-    ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked(embedder, options.clock->NowMillis()));
+    auto space = EnsureSpaceLocked(embedder, options.clock->NowMillis());
+    if (!space.ok()) {
+      left_without(0, "storing vectors", space.status().message());
+      return 0;
+    }
+    space_id = *space;
   }
   size_t stored = 0;
   for (size_t begin = 0; begin < facts.size(); begin += batch) {
@@ -89,10 +100,7 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
     if (!vectors.ok()) {
       // Stop at the first failing batch: the provider is down or misbehaving,
       // and backfill will retry what is left.
-      warnings->push_back("embedding " + std::to_string(facts.size() - begin) + " of " +
-                          std::to_string(facts.size()) +
-                          " facts failed; they stay without a vector until backfill: " +
-                          vectors.status().message());
+      left_without(begin, "embedding", vectors.status().message());
       break;
     }
     if (vectors->size() != texts.size()) {
@@ -102,7 +110,9 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
       break;
     }
     std::lock_guard lock(mutex_);
-    ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {
+    const size_t stored_before = stored;
+    const size_t embedded_before = embedded != nullptr ? embedded->size() : 0;
+    const Status batch_stored = store_->Transact([&]() -> Status {
       for (size_t i = begin; i < end; ++i) {
         std::vector<float>& v = (*vectors)[i - begin];
         Status ok = CheckVector(v, dimension);
@@ -118,7 +128,18 @@ Result<size_t> EngineImpl::EmbedAndStore(const EngineOptions& options,
         if (embedded != nullptr) embedded->push_back(EmbeddedFact{facts[i].rowid, std::move(v)});
       }
       return Status::OK();
-    }));
+    });
+    if (!batch_stored.ok()) {
+      // The batch rolled back whole: it and every later one stay without a
+      // vector, as when the provider fails.
+      stored = stored_before;
+      if (embedded != nullptr) {
+        embedded->erase(embedded->begin() + static_cast<std::ptrdiff_t>(embedded_before),
+                        embedded->end());
+      }
+      left_without(begin, "storing vectors", batch_stored.message());
+      break;
+    }
     if (cache_ && cache_->SpaceId() == space_id) cache_->MarkDirty();
     if (progress) progress(end, facts.size());
   }
@@ -160,11 +181,20 @@ Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
         DeleteUnusableVectorsLocked(space_id, engine_options->embedder->Space().dimension));
     ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
   }
-  ENGRAM_ASSIGN_OR_RETURN(report.embedded, EmbedAndStore(*engine_options, missing, nullptr,
-                                                         options.progress, &report.warnings));
+  report.embedded =
+      EmbedAndStore(*engine_options, missing, nullptr, options.progress, &report.warnings);
+  // The vectors are stored: a failure to count what is left is reported,
+  // not made the failure of the whole backfill.
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(int64_t remaining, vectors_.CountMissing(space_id));
-  report.remaining = static_cast<size_t>(remaining);
+  auto remaining = vectors_.CountMissing(space_id);
+  if (remaining.ok()) {
+    report.remaining = static_cast<size_t>(*remaining);
+  } else {
+    report.remaining = missing.size() - report.embedded;
+    report.warnings.push_back(
+        "counting the facts still without a vector failed (" + std::to_string(report.remaining) +
+        " of those this backfill took are left): " + remaining.status().message());
+  }
   return report;
 }
 
@@ -183,7 +213,7 @@ void EngineImpl::BackfillStep(const std::atomic<bool>& stop) {
   std::vector<std::string> warnings;
   // Failures are left for the next step or `engram backfill`, which reports
   // them; a background thread has no one to tell.
-  EmbedAndStore(*options, missing, &stop, {}, &warnings).status().IgnoreError();
+  EmbedAndStore(*options, missing, &stop, {}, &warnings);
 }
 
 Result<int64_t> EngineImpl::PruneVectors() {

@@ -5,7 +5,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <functional>
 #include <utility>
 
 #include "src/server/api_json.h"
@@ -63,10 +65,33 @@ json QueryParams(const httplib::Request& req) {
   return out;
 }
 
-// The body as JSON; an error naming the byte when it is not.
-Result<json> BodyJson(const httplib::Request& req) {
-  if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
-  return ParseJson(req.body, "request body");
+// httplib's thread pool, counting the accepted connections that wait for
+// a thread (the watchdog makes room when any do).
+class CountingThreadPool final : public httplib::TaskQueue {
+ public:
+  CountingThreadPool(size_t threads, std::shared_ptr<std::atomic<size_t>> queued)
+      : pool_(threads), queued_(std::move(queued)) {}
+  void enqueue(std::function<void()> fn) override {
+    queued_->fetch_add(1);
+    pool_.enqueue([queued = queued_, fn = std::move(fn)] {
+      queued->fetch_sub(1);
+      fn();
+    });
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  std::shared_ptr<std::atomic<size_t>> queued_;
+};
+
+// The request's Content-Length, 0 when absent or unreadable (httplib then
+// refuses the request itself).
+size_t ContentLength(const httplib::Request& req) {
+  const std::string value = req.get_header_value("Content-Length");
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+  return end == value.c_str() || *end != '\0' ? 0 : static_cast<size_t>(n);
 }
 
 // True when `header` starts with the auth scheme "Bearer " in any case
@@ -81,6 +106,12 @@ bool HasBearerScheme(std::string_view header) {
 }
 
 }  // namespace
+
+Result<json> HttpServer::BodyJson(const httplib::Request& req) {
+  watchdog_.ReportHandling(req.remote_addr, req.remote_port);
+  if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
+  return ParseJson(req.body, "request body");
+}
 
 int HttpStatusFor(StatusCode code) {
   switch (code) {
@@ -126,9 +157,16 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(MemoryApi* api, ServerOpt
 }
 
 HttpServer::HttpServer(MemoryApi* api, ServerOptions options)
-    : api_(api), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+    : api_(api),
+      options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()),
+      queued_(std::make_shared<std::atomic<size_t>>(0)),
+      watchdog_(ConnectionWatchdogOptions{
+          .header_timeout = std::chrono::milliseconds(options_.header_timeout_ms)}) {
   const auto threads = static_cast<size_t>(options_.threads);
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->new_task_queue = [threads, queued = queued_] {
+    return new CountingThreadPool(threads, queued);
+  };
   server_->set_payload_max_length(options_.limits.max_body_bytes);
   server_->set_read_timeout(std::chrono::milliseconds(options_.read_timeout_ms));
   server_->set_keep_alive_timeout(std::max(1, options_.keep_alive_timeout_ms / 1000));
@@ -174,7 +212,12 @@ void HttpServer::Route() {
   httplib::Server& s = *server_;
   // The token check comes before routing, so an unknown path tells an
   // unauthenticated caller nothing either.
+  // Each request's phases, for the watchdog that closes slow connections.
+  s.set_logger([this](const httplib::Request& req, const httplib::Response&) {
+    watchdog_.ReportAnswered(req.remote_addr, req.remote_port);
+  });
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    watchdog_.ReportHeaders(req.remote_addr, req.remote_port, ContentLength(req));
     // Where the request comes from before who sends it: a page the user
     // visits must not reach the memory even with a token in hand.
     RequestGuardOptions guard{options_.host, SplitOriginList(options_.allowed_origins)};
@@ -216,8 +259,8 @@ void HttpServer::Route() {
     }
   };
   // Runs `call` on the parsed body.
-  const auto with_body = [reply](auto call) {
-    return [reply, call](const httplib::Request& req, httplib::Response& res) {
+  const auto with_body = [this, reply](auto call) {
+    return [this, reply, call](const httplib::Request& req, httplib::Response& res) {
       auto body = BodyJson(req);
       if (!body.ok()) return SendStatus(res, body.status());
       reply(res, call(*body));
@@ -361,6 +404,7 @@ Status HttpServer::Start() {
     return IOError("serve: cannot listen on " + options_.host + ":" +
                    std::to_string(options_.port) + " (address in use or not local)");
   }
+  watchdog_.Start(listen_fd_, port_, [queued = queued_] { return queued->load(); });
   listener_ = std::thread([this] {
     server_->listen_after_bind();
     listener_ended_ = true;
@@ -377,6 +421,7 @@ void HttpServer::Stop() {
   if (!listener_.joinable()) return;
   server_->stop();
   listener_.join();
+  watchdog_.Stop();
 }
 
 }  // namespace engram

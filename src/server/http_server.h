@@ -17,6 +17,13 @@
 // every request, /healthz included, must carry "Authorization: Bearer
 // <token>"; the comparison takes the same time whatever the guess.
 //
+// Slow and idle connections: each connection holds one of `threads` while
+// open; one that takes over header_timeout_ms to send a request's headers
+// (or its body, at under 64 KiB/s) is closed, and while connections queue
+// for a thread those idle or slow for over 1 s are closed to make room
+// (src/server/connection_watchdog.h), so no number of slow clients delays
+// a request by much more than a second.
+//
 // Thread-safety: Start and Stop from one controlling thread; requests are
 // served by `threads` workers. Stop stops accepting, lets requests in
 // flight finish, then returns. Ownership: the MemoryApi must outlive it.
@@ -28,7 +35,10 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "engram/status.h"
+#include "src/server/connection_watchdog.h"
 #include "src/server/memory_api.h"
 #include "src/server/server_options.h"
 
@@ -63,10 +73,15 @@ class HttpServer {
   void Route();
   // With a token set: answers 401 and returns true unless `req` carries it.
   bool Refused(const httplib::Request& req, httplib::Response& res) const;
+  // The body as JSON (an error naming the byte when it is not); tells the
+  // watchdog the body is in and the handler runs.
+  Result<nlohmann::json> BodyJson(const httplib::Request& req);
 
   MemoryApi* api_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  std::shared_ptr<std::atomic<size_t>> queued_;  // connections waiting for a thread
+  ConnectionWatchdog watchdog_;
   std::thread listener_;
   std::atomic<bool> listener_ended_{false};  // listen_after_bind returned
   int listen_fd_ = -1;                       // the listening socket, once created

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -28,21 +29,29 @@ using nlohmann::json;
 using testing::JsonReply;
 using testing::ServedStore;
 
-// Sends `request` as is to 127.0.0.1:port and returns all it gets back.
-std::string RawExchange(int port, const std::string& request) {
+// A socket connected to 127.0.0.1:port; -1 when it cannot connect.
+int ConnectLoopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  close(fd);
+  return -1;
+}
+
+// Sends `request` as is to 127.0.0.1:port and returns all it gets back.
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = ConnectLoopback(port);
   std::string answer;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+  if (fd >= 0 &&
       send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
     char buf[4096];
     for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;)
       answer.append(buf, static_cast<size_t>(n));
   }
-  close(fd);
+  if (fd >= 0) close(fd);
   return answer;
 }
 
@@ -395,6 +404,110 @@ class SlowEmbedder final : public Embedder {
   int ms_;
   mutable std::atomic<bool> started_{false};
 };
+
+// Slow clients, as a slowloris attack sends them: each opens a
+// connection and sends one more header line every `interval`, never
+// ending its headers, until the test ends.
+class SlowClients {
+ public:
+  SlowClients(int port, int count, std::chrono::milliseconds interval) {
+    for (int i = 0; i < count; ++i) {
+      const int fd = ConnectLoopback(port);
+      EXPECT_GE(fd, 0);
+      if (fd < 0) continue;
+      SendLine(fd, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+      fds_.push_back(fd);
+    }
+    trickle_ = std::thread([this, interval] {
+      while (!stop_.load()) {
+        std::this_thread::sleep_for(interval);
+        for (int fd : fds_) SendLine(fd, "X-Slow: 1\r\n");
+      }
+    });
+  }
+  ~SlowClients() {
+    stop_ = true;
+    trickle_.join();
+    for (int fd : fds_) close(fd);
+  }
+  // How many of the connections the server has closed, waiting up to
+  // `deadline` for all of them.
+  size_t ClosedWithin(std::chrono::milliseconds deadline) const {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    std::set<int> open(fds_.begin(), fds_.end());
+    while (!open.empty() && std::chrono::steady_clock::now() < end) {
+      for (auto it = open.begin(); it != open.end();) {
+        char byte;
+        const ssize_t n = recv(*it, &byte, 1, MSG_DONTWAIT);
+        const bool ended = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+        it = ended ? open.erase(it) : std::next(it);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return fds_.size() - open.size();
+  }
+
+ private:
+  static void SendLine(int fd, const std::string& line) {
+    (void)send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+  }
+  std::vector<int> fds_;
+  std::atomic<bool> stop_{false};
+  std::thread trickle_;
+};
+
+// The case a health check met: 70 slow clients for 64 threads. Each holds
+// a thread while it trickles; the health check must not wait for them.
+TEST(HttpServerSlowClientsTest, SlowClientsNeitherStarveOthersNorStayPastTheHeaderTimeout) {
+  ServedStore store;
+  store.server_options().threads = 64;
+  store.server_options().header_timeout_ms = 5000;
+  store.Serve();
+  const auto opened = std::chrono::steady_clock::now();
+  SlowClients slow(store.server().port(), 70, std::chrono::milliseconds(500));
+  // Let every thread be taken and the slow ones age past the 1 s after
+  // which queued connections make them go.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+
+  const auto asked = std::chrono::steady_clock::now();
+  const JsonReply health = store.Get("/healthz");
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  EXPECT_EQ(health.status, 200);
+  // Without the watchdog it waits for a slow client to give up (never,
+  // here: the client's 30 s read timeout ends it). With it, a thread is
+  // freed within a scan or two.
+  EXPECT_LT(waited, std::chrono::seconds(4));
+
+  // Every slow client is gone once the header timeout has passed.
+  const auto left = std::chrono::milliseconds(5000 + 3000) -
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - opened);
+  EXPECT_EQ(slow.ClosedWithin(left), 70U);
+  // And the server serves on.
+  EXPECT_EQ(store.Get("/healthz").status, 200);
+}
+
+// A client that keeps a connection open and idle between requests is
+// left alone while it stays under the header timeout and nobody queues.
+TEST(HttpServerSlowClientsTest, AKeptAliveConnectionUnderTheTimeoutStaysOpen) {
+  ServedStore store;
+  store.server_options().header_timeout_ms = 3000;
+  store.Serve();
+  const int fd = ConnectLoopback(store.server().port());
+  ASSERT_GE(fd, 0);
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()))
+        << "request " << i << ": the connection was closed";
+    char buf[4096];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    ASSERT_GT(n, 0) << "request " << i;
+    EXPECT_EQ(std::string(buf, static_cast<size_t>(n)).rfind("HTTP/1.1 200", 0), 0U);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  }
+  close(fd);
+}
 
 TEST(HttpServerStopTest, StopLetsARequestInFlightFinish) {
   auto slow = std::make_shared<SlowEmbedder>(600);

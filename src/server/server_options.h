@@ -38,12 +38,16 @@ struct ServerOptions {
   // holds one while it is open, so this bounds concurrent clients.
   int threads = 64;
   // Longest wait for the next bytes of a request, in ms; default 10000. It
-  // bounds each read, not the whole request: a client trickling a byte at a
-  // time can hold a thread, so off loopback put a proxy with a request
-  // deadline in front.
+  // bounds each read; header_timeout_ms bounds the whole request.
   int read_timeout_ms = 10000;
   // Time an idle keep-alive connection stays open, in ms; default 5000.
   int keep_alive_timeout_ms = 5000;
+  // Time a connection has to send a request's headers, from when it opens
+  // or from its last answer, in ms; default 5000. A body gets this plus
+  // its length at 64 KiB/s. Slower connections are closed, and while
+  // connections queue for a thread, those waiting over 1 s are closed to
+  // make room (src/server/connection_watchdog.h).
+  int header_timeout_ms = 5000;
   // Browser origins allowed to call the API besides loopback pages,
   // comma-separated, exactly as sent ("https://app.example.com"); default
   // none. Requests from any other Origin get 403 (src/server/request_guard.h).

@@ -40,6 +40,8 @@ class ServedStore {
 
   EngineOptions& engine_options() { return options_; }
   RequestLimits& limits() { return limits_; }
+  // The server's options besides host, port, token and limits; 16 threads.
+  ServerOptions& server_options() { return server_options_; }
   void SetLoader(ConfigLoader loader) { loader_ = std::move(loader); }
 
   // Opens the engine and the API; call after adjusting the options.
@@ -62,11 +64,10 @@ class ServedStore {
 
   // Starts an HTTP server on `host` at a free port.
   void Serve(const std::string& host = "127.0.0.1", const std::string& token = "") {
-    ServerOptions o;
+    ServerOptions o = server_options_;
     o.host = host;
     o.port = 0;
     o.token = token;
-    o.threads = 16;
     o.limits = limits_;
     auto server = HttpServer::Create(&Api(), o);
     ASSERT_TRUE(server.ok()) << server.status().ToString();
@@ -110,6 +111,11 @@ class ServedStore {
   TempDir dir_;
   EngineOptions options_;
   RequestLimits limits_;
+  ServerOptions server_options_ = [] {
+    ServerOptions o;
+    o.threads = 16;
+    return o;
+  }();
   ConfigLoader loader_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<MemoryApi> api_;

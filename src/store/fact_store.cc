@@ -233,6 +233,17 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
   }
   ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(options.path));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
+  if (db->ReadOnly()) {
+    // Read as it is: nothing to set, and no migration can be written.
+    ENGRAM_ASSIGN_OR_RETURN(int64_t version, db->QueryInt("PRAGMA user_version"));
+    if (version != kSchemaVersion) {
+      return FailedPrecondition("store: open '" + options.path + "': read-only to this user, at " +
+                                "schema " + std::to_string(version) + " where this build needs " +
+                                std::to_string(kSchemaVersion) +
+                                ": open it once with write access to migrate it");
+    }
+    return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
+  }
   {
     ENGRAM_ASSIGN_OR_RETURN(SqliteStatement wal, db->Prepare("PRAGMA journal_mode=WAL"));
     ENGRAM_RETURN_IF_ERROR(wal.Run());
@@ -250,7 +261,16 @@ Result<std::unique_ptr<FactStore>> FactStore::OpenReader(const FactStoreOptions&
 }
 
 Result<std::unique_ptr<SqliteDb>> FactStore::Connect(const FactStoreOptions& options, bool create) {
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(options.path, create));
+  // A file or directory its user cannot write is read as it is: SQLite
+  // would otherwise fall back to reading it, fail to make the WAL's shared
+  // memory file, and refuse every read.
+  const std::string dir = std::filesystem::path(options.path).parent_path().string();
+  const bool writable = create || (::access(options.path.c_str(), W_OK) == 0 &&
+                                   ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0);
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
+                          SqliteDb::Open(options.path, create     ? SqliteOpenMode::kCreate
+                                                       : writable ? SqliteOpenMode::kReadWrite
+                                                                  : SqliteOpenMode::kReadOnly));
   sqlite3_busy_timeout(db->handle(), options.busy_timeout_ms);
   // Reading the header first turns "not a database" and "unreadable" into
   // errors that name the file.

@@ -32,10 +32,11 @@ struct FactStoreOptions {
   bool create_if_missing = true;  // create the file and its directory
   int busy_timeout_ms = 5000;     // wait for another process's write lock; default 5 s
   // Bytes of the file SQLite reads through a memory map rather than read
-  // calls (PRAGMA mmap_size). Default 1 GiB: loading a scope's vectors
-  // (2 KB each at 512-d) then costs no system call or copy per page. It is
-  // address space, not memory; 0 turns the map off.
-  int64_t mmap_bytes = int64_t{1} << 30;
+  // calls (PRAGMA mmap_size). Default 0, no map: a mapped file that another
+  // process truncates kills the reader with SIGBUS, where read calls give
+  // SQLITE_CORRUPT or an I/O error that a server answers and survives. A
+  // map saves one copy per page read (docs/ARCHITECTURE.md measures it).
+  int64_t mmap_bytes = 0;
   // Runs on the new connection before the schema is touched; registers the
   // FTS5 tokenizer the schema names.
   std::function<Status(sqlite3*)> on_connect;

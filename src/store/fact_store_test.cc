@@ -359,5 +359,41 @@ TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
   EXPECT_NE(store.status().message().find("is a directory"), std::string::npos);
 }
 
+// A file cut short by another process while a store has it open, after
+// the store wrote and checkpointed it (as a server does all day): the next
+// reads are errors, not the end of the process. Through a memory map of the
+// file (FactStoreOptions::mmap_bytes, 0 by default for this) the connection
+// touches pages that are gone and meets SIGBUS.
+TEST(FactStoreOpenTest, AFileCutShortUnderAnOpenStoreGivesErrorsNotACrash) {
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)
+                  ->Transact([&] {
+                    for (int i = 0; i < 2000; ++i) {
+                      FactRow row = Row("fact number " + std::to_string(i) +
+                                        " with some words to fill its page");
+                      ENGRAM_RETURN_IF_ERROR((*store)->Insert(row));
+                    }
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_TRUE((*store)->db()->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  // A page cache far smaller than the file, so each pass reads the file.
+  ASSERT_TRUE((*store)->db()->Exec("PRAGMA cache_size=4").ok());
+  const auto read_all = [&] {
+    return (*store)->ForEach({}, [](const StoredFact&) { return true; });
+  };
+  ASSERT_TRUE(read_all().ok());
+  for (const uintmax_t size : {fs::file_size(path) / 2, uintmax_t{4096}, uintmax_t{0}}) {
+    fs::resize_file(path, size);
+    const Status cut = read_all();
+    EXPECT_FALSE(cut.ok()) << "cut to " << size;
+    EXPECT_NE(cut.message().find("memory.db"), std::string::npos) << cut.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace engram

@@ -1,5 +1,6 @@
 #include "src/store/sqlite_db.h"
 
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -115,11 +116,47 @@ bool SqliteStatement::ColumnIsNull(int index) const {
   return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
 }
 
-Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool create) {
+namespace {
+
+// `path` as an SQLite URI filename with `query` (docs: uri.html): the
+// characters a URI gives meaning to are escaped.
+std::string FileUri(const std::string& path, const std::string& query) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      uri += '%';
+      uri += kHex[static_cast<unsigned char>(c) >> 4];
+      uri += kHex[static_cast<unsigned char>(c) & 0xf];
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, SqliteOpenMode mode) {
   sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-  if (create) flags |= SQLITE_OPEN_CREATE;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  std::string name = path;
+  int flags = SQLITE_OPEN_NOMUTEX;
+  switch (mode) {
+    case SqliteOpenMode::kCreate:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+      break;
+    case SqliteOpenMode::kReadWrite:
+      flags |= SQLITE_OPEN_READWRITE;
+      break;
+    case SqliteOpenMode::kReadOnly: {
+      flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+      std::error_code ec;
+      const bool logged = std::filesystem::exists(path + "-wal", ec);
+      name = FileUri(path, logged ? "mode=ro" : "mode=ro&immutable=1");
+      break;
+    }
+  }
+  const int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -128,6 +165,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool c
   sqlite3_extended_result_codes(db, 1);
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
 }
+
+bool SqliteDb::ReadOnly() const { return sqlite3_db_readonly(db_, "main") == 1; }
 
 SqliteDb::~SqliteDb() {
   for (const auto& [sql, stmt] : idle_) sqlite3_finalize(stmt);

@@ -75,10 +75,21 @@ class SqliteStatement {
   std::string sql_;  // the text Prepare was given: the key it is kept under
 };
 
+// How SqliteDb::Open opens a file.
+enum class SqliteOpenMode {
+  kReadWrite,  // an existing database, to read and write
+  kCreate,     // the same, created when missing
+  // An existing database its user cannot write, read as it is on disk:
+  // without a write-ahead log beside it, opened immutable (SQLite cannot
+  // read a WAL-mode file whose -shm it cannot create otherwise, and there
+  // is nothing in a log to read); with one, read-only through it.
+  kReadOnly,
+};
+
 class SqliteDb {
  public:
-  // Opens (or creates, when `create` is true) the database at `path`.
-  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, bool create);
+  // Opens the database at `path` as `mode` says.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, SqliteOpenMode mode);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
@@ -94,6 +105,8 @@ class SqliteDb {
   // Runs a query whose first row's first column is an integer.
   Result<int64_t> QueryInt(std::string_view sql);
 
+  // True when the connection cannot write (SqliteOpenMode::kReadOnly).
+  bool ReadOnly() const;
   int64_t LastInsertRowid() const;
   int64_t Changes() const;
   sqlite3* handle() const { return db_; }

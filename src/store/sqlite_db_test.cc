@@ -14,7 +14,7 @@ namespace {
 class SqliteDbTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = SqliteDb::Open(dir_.File("t.db"), /*create=*/true);
+    auto db = SqliteDb::Open(dir_.File("t.db"), SqliteOpenMode::kCreate);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
     ASSERT_TRUE(db_->Exec("CREATE TABLE t(v INTEGER); INSERT INTO t VALUES (1), (2), (3)").ok());

@@ -16,6 +16,7 @@ void RegisterCheck(CLI::App& app, Cli& cli) {
     auto report = (*engine)->Check();
     if (!report.ok()) return cli.Fail(report.status());
     for (const std::string& problem : report->problems) cli.out() << problem << "\n";
+    for (const std::string& skipped : report->skipped) cli.err() << "engram: " << skipped << "\n";
     cli.out() << "checked " << report->facts << " fact(s) and " << report->vectors << " vector(s): "
               << (report->problems.empty()
                       ? std::string("no problem")

@@ -1,0 +1,67 @@
+#include "src/common/file_contents.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace engram {
+namespace {
+
+Status Failed(const std::string& what, const std::string& path) {
+  return IOError("read file " + path + ": " + what + ": " + std::strerror(errno));
+}
+
+// Closes the descriptor when it goes out of scope.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<FileContents>> FileContents::Read(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFound("read file " + path + ": no such file");
+    return Failed("cannot open", path);
+  }
+  const FdCloser closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return Failed("cannot size", path);
+  if (!S_ISREG(info.st_mode)) return IOError("read file " + path + ": not a regular file");
+  const auto size = static_cast<size_t>(info.st_size);
+  if (size == 0) return std::unique_ptr<FileContents>(new FileContents(nullptr, 0));
+
+  // Anonymous pages, not the heap: page-aligned, returned to the system
+  // whole, and made read-only once filled.
+  void* memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED)
+    return Failed("cannot allocate " + std::to_string(size) + " bytes", path);
+  std::unique_ptr<FileContents> bytes(new FileContents(static_cast<const char*>(memory), size));
+  ::madvise(memory, size, MADV_HUGEPAGE);  // fewer faults while filling; a hint only
+
+  auto* out = static_cast<char*>(memory);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, out + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Failed("cannot read at byte " + std::to_string(done), path);
+    if (n == 0) {
+      return IOError("read file " + path + ": it shrank to " + std::to_string(done) +
+                     " bytes while read (it was " + std::to_string(size) + ")");
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::mprotect(memory, size, PROT_READ);
+  return bytes;
+}
+
+FileContents::~FileContents() {
+  if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+}
+
+}  // namespace engram
