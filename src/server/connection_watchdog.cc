@@ -115,8 +115,7 @@ std::vector<size_t> ConnectionsToClose(const std::vector<WatchedConnection>& con
   return out;
 }
 
-ConnectionWatchdog::ConnectionWatchdog(ConnectionWatchdogOptions options)
-    : options_(options) {}
+ConnectionWatchdog::ConnectionWatchdog(ConnectionWatchdogOptions options) : options_(options) {}
 
 ConnectionWatchdog::~ConnectionWatchdog() { Stop(); }
 

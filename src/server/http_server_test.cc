@@ -500,10 +500,22 @@ TEST(HttpServerSlowClientsTest, AKeptAliveConnectionUnderTheTimeoutStaysOpen) {
     ASSERT_EQ(send(fd, request.data(), request.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(request.size()))
         << "request " << i << ": the connection was closed";
-    char buf[4096];
-    const ssize_t n = recv(fd, buf, sizeof buf, 0);
-    ASSERT_GT(n, 0) << "request " << i;
-    EXPECT_EQ(std::string(buf, static_cast<size_t>(n)).rfind("HTTP/1.1 200", 0), 0U);
+    // The whole answer, which may come in several segments: headers, then
+    // Content-Length bytes of body.
+    std::string answer;
+    size_t want = std::string::npos;
+    while (answer.size() < want) {
+      char buf[4096];
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      ASSERT_GT(n, 0) << "request " << i << ": the connection was closed";
+      answer.append(buf, static_cast<size_t>(n));
+      const size_t head_end = answer.find("\r\n\r\n");
+      const size_t length = answer.find("Content-Length: ");
+      if (head_end != std::string::npos && length != std::string::npos && length < head_end) {
+        want = head_end + 4 + std::stoul(answer.substr(length + 16));
+      }
+    }
+    EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0U) << answer;
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   }
   close(fd);
