@@ -53,6 +53,17 @@ TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
             std::string::npos)
       << broken.out;
   EXPECT_EQ(broken.out.find(untouched), std::string::npos) << broken.out;
+  // Named, not served: search leaves it out and says so; show refuses it.
+  auto searched = cli.Run({"search", "quartermaster spare keys blue tin", "--no-record"});
+  EXPECT_EQ(searched.out.find(changed), std::string::npos) << searched.out;
+  EXPECT_NE(searched.err.find("fact " + changed + " (scope 'default') left out: its content no "
+                              "longer matches its id"),
+            std::string::npos)
+      << searched.err;
+  auto shown = cli.Run({"show", changed});
+  EXPECT_EQ(shown.exit_code, 1) << shown.out;
+  EXPECT_NE(shown.err.find("no longer matches its id"), std::string::npos) << shown.err;
+  EXPECT_EQ(cli.Run({"show", untouched}).exit_code, 0);
 
   // A damaged block of the full-text index.
   sqlite3* db = nullptr;

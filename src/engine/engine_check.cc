@@ -58,12 +58,8 @@ Status CheckFactIds(SqliteDb* db, CheckReport* report) {
     const std::string content = s.ColumnText(2);
     std::string where = "fact " + id;
     where += " (scope '" + scope + "'): ";
-    if (size_t bad = 0; !IsValidUtf8(content, &bad)) {
-      report->problems.push_back(where + "its content is not valid UTF-8 (byte " +
-                                 std::to_string(bad + 1) + "): it changed outside engram");
-    } else if (FactId(content) != id) {
-      report->problems.push_back(where +
-                                 "its content no longer matches its id: it changed outside engram");
+    if (const std::string wrong = IdMismatch(id, content); !wrong.empty()) {
+      report->problems.push_back(where + wrong + ": it changed outside engram");
     }
   }
 }

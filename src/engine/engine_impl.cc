@@ -254,6 +254,11 @@ Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
 Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_prefix) {
   std::lock_guard lock(mutex_);
   ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(scope, id_or_prefix));
+  // Named, not served, as in search (engine_search.cc).
+  if (const std::string wrong = IdMismatch(f.fact.id, f.fact.content); !wrong.empty()) {
+    return Corruption("engine: fact " + f.fact.id + " (scope '" + scope + "'): " + wrong +
+                      "; run engram check, and export to see what it holds now");
+  }
   return f.fact;
 }
 

@@ -25,6 +25,7 @@
 #include "src/rank/fusion.h"
 #include "src/rank/temporal.h"
 #include "src/rank/version_order.h"
+#include "src/store/fact_id.h"
 #include "src/store/version_store.h"
 #include "src/vindex/vector_math.h"
 
@@ -443,15 +444,29 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       &response.warnings);
   if (!read.ok()) return read.WithContext("engine: search");
 
+  // A fact changed on disk past every write path no longer gives its id (a
+  // hash of its content): named, not served. `engram check` finds them all.
+  std::vector<size_t> served;  // indices into facts and fused.ranked
+  served.reserve(facts.size());
+  for (size_t i = 0; i < facts.size(); ++i) {
+    const Fact& f = facts[i].fact;
+    if (const std::string wrong = IdMismatch(f.id, f.content); !wrong.empty()) {
+      response.warnings.push_back("fact " + f.id + " (scope '" + f.scope + "') left out: " +
+                                  wrong + "; run engram check");
+      continue;
+    }
+    served.push_back(i);
+  }
+
   {
     // Only the backfill poke and the access bookkeeping take the engine's lock.
     std::lock_guard lock(mutex_);
     if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
 
-    if (options.record_access && !facts.empty()) {
+    if (options.record_access && !served.empty()) {
       std::vector<int64_t> rowids;
-      rowids.reserve(facts.size());
-      for (const StoredFact& f : facts) rowids.push_back(f.rowid);
+      rowids.reserve(served.size());
+      for (size_t i : served) rowids.push_back(facts[i].rowid);
       Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
       if (s.ok()) {
         for (StoredFact& f : facts) {
@@ -466,8 +481,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     }
   }
 
-  response.hits.reserve(facts.size());
-  for (size_t i = 0; i < facts.size(); ++i) {
+  response.hits.reserve(served.size());
+  for (size_t i : served) {
     const FusedCandidate& c = fused.ranked[i];
     SearchHit hit;
     hit.fact = std::move(facts[i].fact);

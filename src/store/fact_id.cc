@@ -35,6 +35,13 @@ std::string FactId(std::string_view content) {
 
 std::string ComputeFactId(std::string_view content) { return FactId(content); }
 
+std::string IdMismatch(std::string_view id, std::string_view content) {
+  if (size_t bad = 0; !IsValidUtf8(content, &bad)) {
+    return "its content is not valid UTF-8 (byte " + std::to_string(bad + 1) + ")";
+  }
+  return FactId(content) == id ? std::string() : "its content no longer matches its id";
+}
+
 bool LooksLikeIdPrefix(std::string_view text) {
   if (text.empty() || text.size() > 24) return false;
   for (char c : text) {
