@@ -56,7 +56,8 @@ TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
   // Named, not served: search leaves it out and says so; show refuses it.
   auto searched = cli.Run({"search", "quartermaster spare keys blue tin", "--no-record"});
   EXPECT_EQ(searched.out.find(changed), std::string::npos) << searched.out;
-  EXPECT_NE(searched.err.find("fact " + changed + " (scope 'default') left out: its content no "
+  EXPECT_NE(searched.err.find("fact " + changed +
+                              " (scope 'default') left out: its content no "
                               "longer matches its id"),
             std::string::npos)
       << searched.err;

@@ -451,8 +451,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   for (size_t i = 0; i < facts.size(); ++i) {
     const Fact& f = facts[i].fact;
     if (const std::string wrong = IdMismatch(f.id, f.content); !wrong.empty()) {
-      response.warnings.push_back("fact " + f.id + " (scope '" + f.scope + "') left out: " +
-                                  wrong + "; run engram check");
+      response.warnings.push_back("fact " + f.id + " (scope '" + f.scope + "') left out: " + wrong +
+                                  "; run engram check");
       continue;
     }
     served.push_back(i);
