@@ -210,12 +210,13 @@ bool HttpServer::Refused(const httplib::Request& req, httplib::Response& res) co
 
 void HttpServer::Route() {
   httplib::Server& s = *server_;
-  // The token check comes before routing, so an unknown path tells an
-  // unauthenticated caller nothing either.
-  // Each request's phases, for the watchdog that closes slow connections.
+  // Each request's phases, for the watchdog that closes slow connections:
+  // headers in (below), body in (BodyJson), answered (here).
   s.set_logger([this](const httplib::Request& req, const httplib::Response&) {
     watchdog_.ReportAnswered(req.remote_addr, req.remote_port);
   });
+  // The token check comes before routing, so an unknown path tells an
+  // unauthenticated caller nothing either.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     watchdog_.ReportHeaders(req.remote_addr, req.remote_port, ContentLength(req));
     // Where the request comes from before who sends it: a page the user
