@@ -118,7 +118,7 @@ metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
-    if name == "speed" or name.startswith(("windows-", "versions-", "foreign-")):
+    if name in ("speed", "kill") or name.startswith(("windows-", "versions-", "foreign-")):
         continue
     report = json.load(open(path))
     results = report["results"]
