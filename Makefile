@@ -9,7 +9,7 @@ FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS_TEST ?= 10
 FUZZ_SECONDS ?= 300
 
-.PHONY: all setup build demo test fuzz fuzz-build lint-format format bench load results clean
+.PHONY: all setup build demo test install package fuzz fuzz-build lint-format format bench load results clean
 
 all: build
 
@@ -23,6 +23,19 @@ build: setup
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DENGRAM_BUILD_TESTS=OFF >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target engram use_lite_convert
 	@scripts/install_model.sh ./$(BUILD_DIR)/use_lite_convert
+
+# The library, headers, CLI, model, manual page, CMake and pkg-config files
+# under PREFIX (default /usr/local), from the release build.
+PREFIX ?= /usr/local
+install: build
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target libengram use_lite_test_model
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX) --strip
+	@if [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+# The same as a Debian package, build/engram_<version>_<arch>.deb.
+package: build
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target libengram use_lite_test_model
+	@cd $(BUILD_DIR) && cpack
 
 # Loads examples/memory.jsonl into a temporary store and runs searches.
 demo: build

@@ -16,14 +16,6 @@ namespace {
 
 using testing::CliRunner;
 
-// The id `engram add` printed: the first 24-hex word of its output.
-std::string IdIn(const std::string& out) {
-  for (size_t i = 0; i + 24 <= out.size(); ++i) {
-    if (out.find_first_not_of("0123456789abcdef", i) >= i + 24) return out.substr(i, 24);
-  }
-  return "";
-}
-
 TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
   CliRunner cli;
   cli.SetEnv("ENGRAM_EMBED_PROVIDER", "hash:dim=16");
@@ -31,7 +23,7 @@ TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   auto b = cli.Run({"add", "Deploys go out on Tuesday afternoons"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
-  const std::string changed = IdIn(a.out), untouched = IdIn(b.out);
+  const std::string changed = testing::IdIn(a.out), untouched = testing::IdIn(b.out);
   ASSERT_EQ(changed.size(), 24u) << a.out;
 
   auto whole = cli.Run({"check"});

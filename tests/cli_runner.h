@@ -18,6 +18,15 @@ extern char** environ;
 
 namespace engram::testing {
 
+// The first fact id in `out` (the first run of 24 lower-case hex
+// characters), as `engram add` and `update` print it; empty when none.
+inline std::string IdIn(const std::string& out) {
+  for (size_t i = 0; i + 24 <= out.size(); ++i) {
+    if (out.find_first_not_of("0123456789abcdef", i) >= i + 24) return out.substr(i, 24);
+  }
+  return "";
+}
+
 struct CliResult {
   int exit_code = -1;
   std::string out;

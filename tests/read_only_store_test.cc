@@ -25,14 +25,6 @@ using testing::CliRunner;
 
 constexpr uid_t kNobody = 65534;
 
-// The id `engram add` printed: the first 24-hex word of its output.
-std::string IdIn(const std::string& out) {
-  for (size_t i = 0; i + 24 <= out.size(); ++i) {
-    if (out.find_first_not_of("0123456789abcdef", i) >= i + 24) return out.substr(i, 24);
-  }
-  return "";
-}
-
 // Every file under `dir` with its bytes.
 std::map<std::string, std::string> Files(const fs::path& dir) {
   std::map<std::string, std::string> out;
@@ -64,7 +56,7 @@ TEST(ReadOnlyStoreTest, ReadCommandsAnswerAndWritesFailWithoutChangingAByte) {
             0);
   const CliResult added = cli.Run({"add", "Deploys go out on Tuesday afternoons"});
   ASSERT_EQ(added.exit_code, 0) << added.err;
-  const std::string id = IdIn(added.out);
+  const std::string id = testing::IdIn(added.out);
   const CliResult updated = cli.Run({"update", id, "Deploys go out on Wednesday afternoons"});
   ASSERT_EQ(updated.exit_code, 0) << updated.err;
 

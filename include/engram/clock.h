@@ -9,19 +9,21 @@
 #include <cstdint>
 #include <memory>
 
+#include "engram/export.h"
+
 namespace engram {
 
 // Milliseconds since the Unix epoch, UTC.
 using Timestamp = int64_t;
 
-class Clock {
+class ENGRAM_EXPORT Clock {
  public:
   virtual ~Clock() = default;
   virtual Timestamp NowMillis() const = 0;
 };
 
 // The process-wide wall clock (std::chrono::system_clock).
-std::shared_ptr<const Clock> SystemClock();
+ENGRAM_EXPORT std::shared_ptr<const Clock> SystemClock();
 
 // A clock that returns what it was last set to; for tests.
 class ManualClock final : public Clock {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/export.h"
 #include "engram/remote.h"
 #include "engram/status.h"
 
@@ -26,7 +27,7 @@ enum class EmbedPurpose { kDocument, kQuery };
 
 // An embedding space. Two embedders with equal spaces produce comparable
 // vectors.
-struct EmbeddingSpace {
+struct ENGRAM_EXPORT EmbeddingSpace {
   std::string provider;  // "local", "hash", ...
   std::string model;     // "use-lite-en", "fnv1a", ...
   size_t dimension = 0;
@@ -35,7 +36,7 @@ struct EmbeddingSpace {
   std::string Key() const;
 };
 
-class Embedder {
+class ENGRAM_EXPORT Embedder {
  public:
   virtual ~Embedder() = default;
 
@@ -48,8 +49,11 @@ class Embedder {
 };
 
 struct EmbedderOptions {
-  // Directory of converted local models ($ENGRAM_HOME/models); the local
-  // provider reads use-lite-en.bin from it.
+  // Directory of converted local models; the local provider reads
+  // use-lite-en.bin from it. Empty (the default): the first of
+  // $ENGRAM_HOME/models, the user's data directory
+  // ($XDG_DATA_HOME/engram/models, else ~/.local/share/engram/models) and
+  // the install prefix's share/engram/models that holds the file.
   std::string models_dir;
   // The model, when the spec names none; empty: the provider's default.
   std::string model;
@@ -81,7 +85,7 @@ struct EmbedderOptions {
 // dimension, or a missing API key (named by its variable); NotFound when
 // the local model file is missing (the message says how to create it). No
 // call is made here: a remote provider is first reached by Embed.
-Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
+ENGRAM_EXPORT Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
                                                  const EmbedderOptions& options);
 
 }  // namespace engram

@@ -17,6 +17,7 @@
 #include "engram/context.h"
 #include "engram/embedder.h"
 #include "engram/explain.h"
+#include "engram/export.h"
 #include "engram/fact.h"
 #include "engram/options.h"
 #include "engram/status.h"
@@ -203,7 +204,7 @@ struct StoreStats {
   std::vector<SpaceStats> spaces;
 };
 
-class Engine {
+class ENGRAM_EXPORT Engine {
  public:
   static Result<std::unique_ptr<Engine>> Open(const EngineOptions& options);
   virtual ~Engine() = default;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "engram/export.h"
 #include "engram/options.h"
 #include "engram/status.h"
 
@@ -113,12 +114,12 @@ struct EvalReport {
 };
 
 // The metric names of EvalModeResult::metrics, in reporting order.
-std::vector<std::string> EvalMetricNames();
+ENGRAM_EXPORT std::vector<std::string> EvalMetricNames();
 
-Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
+ENGRAM_EXPORT Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
 
 // Writes `result.run` as a TREC run file (qid Q0 doc rank score tag).
-Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path);
+ENGRAM_EXPORT Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path);
 
 }  // namespace engram
 

@@ -15,6 +15,8 @@
 
 #include "engram/clock.h"
 
+#include "engram/export.h"
+
 namespace engram {
 
 inline constexpr char kDefaultScope[] = "default";
@@ -73,7 +75,7 @@ struct NewFact {
 // the content NFKC-normalised, case-folded, trimmed and with inner
 // whitespace collapsed, as 24 lower-case hex chars. `content` must be valid
 // UTF-8.
-std::string ComputeFactId(std::string_view content);
+ENGRAM_EXPORT std::string ComputeFactId(std::string_view content);
 
 }  // namespace engram
 

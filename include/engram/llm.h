@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "engram/export.h"
 #include "engram/remote.h"
 #include "engram/status.h"
 
@@ -36,7 +37,7 @@ struct LlmRequest {
   double temperature = 0.0;
 };
 
-class Llm {
+class ENGRAM_EXPORT Llm {
  public:
   virtual ~Llm() = default;
   // "<provider>:<model>", e.g. "openai:gpt-4o-mini"; keys the hypothesis
@@ -57,7 +58,7 @@ struct LlmOptions {
 // Builds the LLM a spec names. InvalidArgument for an unknown provider or a
 // missing API key (named by its variable); NotFound or InvalidArgument for
 // a scripted file that is missing or malformed (with the line number).
-Result<std::unique_ptr<Llm>> CreateLlm(const std::string& spec, const LlmOptions& options);
+ENGRAM_EXPORT Result<std::unique_ptr<Llm>> CreateLlm(const std::string& spec, const LlmOptions& options);
 
 }  // namespace engram
 

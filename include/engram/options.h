@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engram/clock.h"
+#include "engram/export.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -48,16 +49,18 @@ enum class FusionMode {
 };
 
 // "blended", "lexical", "temporal", "semantic", "rrf".
-std::string_view FusionModeName(FusionMode mode);
+ENGRAM_EXPORT std::string_view FusionModeName(FusionMode mode);
 // The mode a name gives; InvalidArgument naming the accepted names.
-Result<FusionMode> ParseFusionMode(const std::string& text);
+ENGRAM_EXPORT Result<FusionMode> ParseFusionMode(const std::string& text);
 
 // Weights of the blended score. Negative weights count as 0; when all are 0
 // the defaults are used. Weights of signals that are absent (no vectors yet)
-// are dropped and the rest renormalised to sum to 1.
+// are dropped and the rest renormalised to sum to 1. The defaults are the
+// embedded model's (provider `local`, the CLI's default); another
+// provider's are DefaultsForProvider's (below).
 struct FusionWeights {
-  double semantic = 0.55;  // default 0.55
-  double lexical = 0.30;   // default 0.30
+  double semantic = 0.34;  // default 0.34 (local; 0.55 for the other providers)
+  double lexical = 0.51;   // default 0.51 (local; 0.30 for the other providers)
   double temporal = 0.15;  // default 0.15
 };
 
@@ -89,9 +92,10 @@ struct FusionOptions {
 
 // The semantic signal and its index (DESIGN §4, §6).
 struct VectorOptions {
-  // Vector hits below this cosine are not candidates. Default 0.25; range
-  // [-1, 1]. src/config picks a provider's own default when none is set.
-  double min_cosine = 0.25;
+  // Vector hits below this cosine are not candidates. Default 0.3, the
+  // embedded model's (0.25 for the other providers: DefaultsForProvider);
+  // range [-1, 1].
+  double min_cosine = 0.3;
   // A cosine that alone shows a candidate is about the query
   // (FusionOptions::min_lexical_coverage). Default 0.42, chosen for the
   // embedded model on the dev sets (docs/RESULTS.md); range [-1, 1]. A
@@ -121,9 +125,9 @@ enum class HydeEmbed {
 };
 
 // "query", "hypothesis", "both".
-std::string_view HydeEmbedName(HydeEmbed embed);
+ENGRAM_EXPORT std::string_view HydeEmbedName(HydeEmbed embed);
 // The value a name gives; InvalidArgument naming the accepted names.
-Result<HydeEmbed> ParseHydeEmbed(const std::string& text);
+ENGRAM_EXPORT Result<HydeEmbed> ParseHydeEmbed(const std::string& text);
 
 // HyDE (DESIGN §5): an LLM writes a short hypothetical answer to the query;
 // its keywords expand the lexical query (3a) and its embedding joins the
@@ -295,8 +299,11 @@ struct FactFilter {
 };
 
 // One search call.
+// Most results one search returns.
+inline constexpr size_t kMaxSearchK = 10000;
+
 struct SearchOptions {
-  size_t k = 10;                    // results wanted; default 10
+  size_t k = 10;                    // results wanted, 1..kMaxSearchK; default 10
   std::vector<std::string> scopes;  // empty means {"default"}
   FusionMode mode = FusionMode::kBlended;
   // Blend weights for this search only; unset: the engine's.
@@ -308,6 +315,27 @@ struct SearchOptions {
   bool include_superseded = false;
   FactFilter filter;
 };
+
+// The ranking defaults that depend on the embedding provider: the blend
+// weights and the cosine floor suit the provider's cosine distribution.
+// USE-Lite (`local`) is best with about 0.4 of semantic + lexical on the
+// semantic side (docs/RESULTS.md, weight sweep); its cosines run high for
+// unrelated text, and 0.3 keeps 96-99% of relevant pairs while dropping
+// about half the unrelated ones on short facts (bench/RESULTS-cosine.md).
+// The HTTP providers' models keep 0.55 / 0.30 / 0.15 and 0.25.
+struct ProviderDefaults {
+  FusionWeights weights;
+  double min_cosine = 0.3;
+};
+
+// The defaults for `provider_spec` as given to CreateEmbedder ("local",
+// "openai:text-embedding-3-small", "hash:dim=64", ...).
+ENGRAM_EXPORT ProviderDefaults DefaultsForProvider(const std::string& provider_spec);
+
+// Puts the defaults of `provider_spec` into `options` (fusion weights and
+// vector floor): what the CLI starts from before any setting, so a program
+// using another provider ranks as the CLI does with it.
+ENGRAM_EXPORT void ApplyProviderDefaults(const std::string& provider_spec, EngineOptions* options);
 
 }  // namespace engram
 

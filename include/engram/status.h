@@ -15,6 +15,8 @@
 #include <utility>
 #include <variant>
 
+#include "engram/export.h"
+
 namespace engram {
 
 enum class StatusCode {
@@ -33,9 +35,9 @@ enum class StatusCode {
 };
 
 // Returns a stable lower-case name for `code`, e.g. "invalid_argument".
-std::string_view StatusCodeName(StatusCode code);
+ENGRAM_EXPORT std::string_view StatusCodeName(StatusCode code);
 
-class [[nodiscard]] Status {
+class [[nodiscard]] ENGRAM_EXPORT Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}

@@ -1,4 +1,5 @@
-// Names of the fusion modes, for flags, configuration and reports.
+// Names of the fusion modes, for flags, configuration and reports, and the
+// defaults that depend on the embedding provider.
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,22 @@ std::string_view FusionModeName(FusionMode mode) {
       return "rrf";
   }
   return "?";
+}
+
+ProviderDefaults DefaultsForProvider(const std::string& provider_spec) {
+  const std::string provider = provider_spec.substr(0, provider_spec.find(':'));
+  ProviderDefaults d;  // the embedded model's, as the structs' defaults
+  if (provider != "local") {
+    d.weights = FusionWeights{0.55, 0.30, 0.15};
+    d.min_cosine = 0.25;
+  }
+  return d;
+}
+
+void ApplyProviderDefaults(const std::string& provider_spec, EngineOptions* options) {
+  const ProviderDefaults d = DefaultsForProvider(provider_spec);
+  options->fusion.weights = d.weights;
+  options->vector.min_cosine = d.min_cosine;
 }
 
 }  // namespace engram

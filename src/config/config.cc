@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "src/config/provider_settings.h"
+#include "src/embed/local_embedder.h"
 #include "src/http/http_transport.h"
 
 namespace engram {
@@ -109,7 +110,9 @@ const std::vector<KeyDef>& Keys() {
                      "endpoint of the embedding provider (OpenAI-compatible servers, "
                      "Ollama, a Bedrock endpoint); default the provider's own"),
       {"embed.models_dir", KeyType::kString, 0, 0,
-       "directory of converted local models; default <home>/models",
+       "directory of converted local models; default: the first of <home>/models, the user's "
+       "data directory's engram/models and the install prefix's share/engram/models that "
+       "holds the model",
        [](const ResolvedConfig& c) { return c.models_dir; },
        [](ResolvedConfig* c, const std::string& v) { c->models_dir = v; }},
       ENGRAM_STRING_KEY("llm.provider", llm_provider,
@@ -429,21 +432,54 @@ std::string_view ConfigSourceName(ConfigSource source) {
   return "?";
 }
 
-ProviderDefaults DefaultsForProvider(const std::string& provider_spec) {
-  const std::string provider = provider_spec.substr(0, provider_spec.find(':'));
-  ProviderDefaults d;
-  if (provider == "local") {
-    // USE-Lite: the blend is best with about 0.4 of semantic + lexical on
-    // the semantic side (docs/RESULTS.md, weight sweep). Its cosines run
-    // high for unrelated text; 0.3 keeps 96-99% of relevant pairs and drops
-    // about half the unrelated ones on short facts (bench/RESULTS-cosine.md).
-    d.weights = FusionWeights{0.34, 0.51, 0.15};
-    d.min_cosine = 0.3;
+Result<std::string> CheckSetting(const std::string& key, const std::string& value) {
+  const auto def =
+      std::find_if(Keys().begin(), Keys().end(), [&](const KeyDef& d) { return key == d.key; });
+  if (def == Keys().end()) return InvalidArgument("config: unknown key '" + key + "'");
+  std::string clamped;
+  auto checked = Check(*def, value, &clamped);
+  if (!checked.ok()) return InvalidArgument("config: " + key + ": " + checked.status().message());
+  if (!clamped.empty()) {
+    return InvalidArgument("config: " + key + ": '" + value + "' is out of range (" +
+                           FormatDouble(def->min) + ".." + FormatDouble(def->max) + ")");
   }
-  return d;
+  return checked;
 }
 
-Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags) {
+nlohmann::json ConfigEntriesJson(const ResolvedConfig& config) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& e : config.entries) {
+    out[e.key] = {{"value", e.value}, {"source", ConfigSourceName(e.source)}, {"origin", e.origin}};
+  }
+  return out;
+}
+
+// Finds the embedded model's file for `config` (see ResolvedConfig::model)
+// and points the embedder at its directory.
+void LocateEmbeddedModel(const std::string& user_data_dir, ResolvedConfig* config) {
+  const ConfigEntry* models_dir = nullptr;
+  const ConfigEntry* home = nullptr;
+  for (const ConfigEntry& e : config->entries) {
+    if (e.key == "embed.models_dir") models_dir = &e;
+    if (e.key == "home") home = &e;
+  }
+  std::vector<ModelPlace> places;
+  if (models_dir != nullptr && models_dir->source != ConfigSource::kDefault &&
+      !config->models_dir.empty()) {
+    places.push_back({config->models_dir, "embed.models_dir from " + models_dir->origin});
+  } else {
+    const bool home_set = home != nullptr && home->source != ConfigSource::kDefault;
+    places = DefaultModelPlaces(home_set ? std::optional<std::string>(config->home) : std::nullopt,
+                                user_data_dir, InstalledModelsDir());
+  }
+  config->model = LocateModel(places, kUseLiteModelFileName);
+  config->embedder.models_dir =
+      config->model.found() ? std::filesystem::path(config->model.path).parent_path().string()
+                            : places.front().dir;
+}
+
+Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags,
+                                     bool read_file) {
   ResolvedConfig config;
   const std::string user_home = env("HOME").value_or(".");
   if (auto xdg = env("XDG_DATA_HOME"); xdg && !xdg->empty()) {
@@ -451,6 +487,7 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
   } else {
     config.home = user_home + "/.local/share/engram";
   }
+  const std::string default_home = config.home;  // the user's data directory
   if (auto path = env("ENGRAM_CONFIG"); path && !path->empty()) {
     config.config_path = *path;
   } else if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
@@ -461,7 +498,7 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
 
   toml::table file;
   std::error_code ec;
-  if (std::filesystem::exists(config.config_path, ec)) {
+  if (read_file && std::filesystem::exists(config.config_path, ec)) {
     try {
       file = toml::parse_file(config.config_path);
     } catch (const toml::parse_error& e) {
@@ -484,12 +521,9 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
 
   for (const KeyDef& def : Keys()) {
     if (std::string(def.key) == "db") config.engine.db_path = config.home + "/memory.db";
-    if (std::string(def.key) == "embed.models_dir") config.models_dir = config.home + "/models";
     if (std::string(def.key) == "fusion.w_semantic") {
       // Keys below default to the provider's own values (settled by now).
-      const ProviderDefaults d = DefaultsForProvider(config.embed_provider);
-      config.engine.fusion.weights = d.weights;
-      config.engine.vector.min_cosine = d.min_cosine;
+      ApplyProviderDefaults(config.embed_provider, &config.engine);
     }
     ConfigEntry entry{def.key, def.get(config), ConfigSource::kDefault, "", def.help};
     struct Layer {
@@ -556,7 +590,7 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
       config.entries.begin(), config.entries.end(),
       [](const auto& e) { return e.key == "aws.region" && e.source != ConfigSource::kDefault; });
   ApplyProviderSettings(env, region_set, &config);
-  config.embedder.models_dir = config.models_dir;
+  LocateEmbeddedModel(default_home, &config);
   return config;
 }
 

@@ -20,10 +20,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engram/embedder.h"
 #include "engram/llm.h"
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/embed/model_location.h"
 #include "src/server/server_options.h"
 
 namespace engram {
@@ -50,7 +53,12 @@ struct ResolvedConfig {
   EngineOptions engine;                  // `embedder` and `llm` are left null: see below
   std::string home;                      // data directory
   std::string embed_provider = "local";  // spec for CreateEmbedder
-  std::string models_dir;                // <home>/models unless set
+  std::string models_dir;                // set by embed.models_dir; empty: looked up
+  // The embedded model's file as looked up (src/embed/model_location.h):
+  // in models_dir when set, else in <home>/models when home was set, the
+  // user's data directory, the install prefix. embedder.models_dir is the
+  // directory it was found in.
+  ModelLookup model;
   // For CreateEmbedder: model, dimensions, and the endpoint, key and
   // credentials of the provider embed_provider names.
   EmbedderOptions embedder;
@@ -84,18 +92,20 @@ struct ResolvedConfig {
 using ConfigFlags = std::map<std::string, std::string>;
 
 // Resolves every key. Fails only when the config file exists but cannot be
-// read or parsed; bad values become warnings.
-Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags);
+// read or parsed; bad values become warnings. `read_file` false leaves the
+// config file unread (the library's default: only what its caller set).
+Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags,
+                                     bool read_file = true);
 
-// The defaults that depend on the embedding provider: the blend weights and
-// the cosine floor suit the provider's cosine distribution (docs/CONFIG.md
-// and docs/RESULTS.md say how they were chosen).
-struct ProviderDefaults {
-  FusionWeights weights;
-  double min_cosine = 0.25;
-};
-// `provider_spec` as given to CreateEmbedder ("local", "hash:dim=64", ...).
-ProviderDefaults DefaultsForProvider(const std::string& provider_spec);
+// `value` checked as configuration key `key` takes it: the canonical text
+// ("1" -> "true" for a boolean), or InvalidArgument naming the key and why:
+// an unknown key, a value it does not take, a number outside its range.
+// Strict where a config file only warns, for callers that set keys one by
+// one (the C API).
+Result<std::string> CheckSetting(const std::string& key, const std::string& value);
+
+// Every setting as {key: {value, source, origin}}; secrets read "(set)".
+nlohmann::json ConfigEntriesJson(const ResolvedConfig& config);
 
 }  // namespace engram
 

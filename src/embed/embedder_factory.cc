@@ -7,6 +7,7 @@
 #include "src/embed/bedrock_embedder.h"
 #include "src/embed/hash_embedder.h"
 #include "src/embed/local_embedder.h"
+#include "src/embed/model_location.h"
 #include "src/embed/ollama_embedder.h"
 #include "src/embed/openai_embedder.h"
 #include "src/embed/voyage_embedder.h"
@@ -72,13 +73,14 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
       return InvalidArgument("embed: spec '" + spec + "': the local provider's models are " +
                              kUseLiteModel + " and " + kUseLiteWindowsModel);
     }
-    const std::string path =
-        (std::filesystem::path(options.models_dir) / kUseLiteModelFileName).string();
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      return NotFound("embed: local: no model at '" + path +
-                      "'; run 'make setup' (or use_lite_convert) to create it");
+    const ModelLookup model = LocateModel(
+        options.models_dir.empty() ? ProcessModelPlaces()
+                                   : std::vector<ModelPlace>{{options.models_dir, "models_dir"}},
+        kUseLiteModelFileName);
+    if (!model.found()) {
+      return NotFound(model.NotFoundMessage(kUseLiteModelFileName));
     }
+    const std::string& path = model.path;
     ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local,
                             LocalEmbedder::Load(path, encoder_options));
     return std::unique_ptr<Embedder>(std::move(local));

@@ -13,6 +13,8 @@
 // dropped, and a fact whose vector the cache lacks has no cosine in that
 // search, as before its vector was stored.
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -270,6 +272,23 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   if (!IsValidUtf8(query, &bad)) {
     return InvalidArgument("engine: search: query: invalid UTF-8 at byte " +
                            std::to_string(bad + 1));
+  }
+  if (options.k == 0 || options.k > kMaxSearchK) {
+    return InvalidArgument("engine: search: k: " + std::to_string(options.k) + " is outside 1.." +
+                           std::to_string(kMaxSearchK));
+  }
+  if (options.weights) {
+    const FusionWeights& w = *options.weights;
+    for (const auto& [name, weight] :
+         {std::pair{"semantic", w.semantic}, std::pair{"lexical", w.lexical},
+          std::pair{"temporal", w.temporal}}) {
+      if (!std::isfinite(weight) || weight < 0.0 || weight > 1.0) {
+        std::ostringstream text;
+        text << "engine: search: weights: the " << name << " weight " << weight
+             << " is outside 0..1";
+        return InvalidArgument(text.str());
+      }
+    }
   }
   if (!opts->embedder && options.mode == FusionMode::kSemantic) {
     return FailedPrecondition(

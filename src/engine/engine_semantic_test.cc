@@ -216,8 +216,10 @@ TEST_F(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
           // All facts were added at once: temporal is 1 for each; weights
           // renormalised over the signals present.
           const bool has_lex = !lexical.empty();
-          const double total = 0.55 + (has_lex ? 0.30 : 0.0) + 0.15;
-          score = (0.55 * sem_n + (has_lex ? 0.30 * lex_n : 0.0) + 0.15 * 1.0) / total;
+          const FusionWeights w;  // the defaults
+          const double total = w.semantic + (has_lex ? w.lexical : 0.0) + w.temporal;
+          score =
+              (w.semantic * sem_n + (has_lex ? w.lexical * lex_n : 0.0) + w.temporal * 1.0) / total;
         } else {
           // Ranks among the hits that have each signal, ties by id.
           size_t sem_rank = 1, lex_rank = 1;

@@ -14,10 +14,11 @@ FusionCandidate Make(std::string id, std::optional<double> lex, double temporal)
 }
 
 TEST(FusionTest, EffectiveWeightsRenormaliseOverPresentSignals) {
+  const FusionWeights d;  // the defaults
   const FusionWeights w = EffectiveWeights({}, /*semantic=*/false, true, true);
   EXPECT_DOUBLE_EQ(w.semantic, 0.0);
-  EXPECT_NEAR(w.lexical, 0.30 / 0.45, 1e-12);
-  EXPECT_NEAR(w.temporal, 0.15 / 0.45, 1e-12);
+  EXPECT_NEAR(w.lexical, d.lexical / (d.lexical + d.temporal), 1e-12);
+  EXPECT_NEAR(w.temporal, d.temporal / (d.lexical + d.temporal), 1e-12);
 }
 
 TEST(FusionTest, NegativeWeightsCountAsZeroAndAllZeroMeansDefaults) {
@@ -25,8 +26,8 @@ TEST(FusionTest, NegativeWeightsCountAsZeroAndAllZeroMeansDefaults) {
   EXPECT_DOUBLE_EQ(w.semantic, 0.0);
   EXPECT_DOUBLE_EQ(w.lexical, 1.0);
   w = EffectiveWeights({0, 0, 0}, true, true, true);
-  EXPECT_NEAR(w.semantic, 0.55, 1e-12);
-  EXPECT_NEAR(w.lexical, 0.30, 1e-12);
+  EXPECT_NEAR(w.semantic, 0.34, 1e-12);
+  EXPECT_NEAR(w.lexical, 0.51, 1e-12);
   EXPECT_NEAR(w.temporal, 0.15, 1e-12);
 }
 
@@ -34,7 +35,9 @@ TEST(FusionTest, BlendedMinMaxesLexicalAndScalesTemporalAbsolutely) {
   const std::vector<FusionCandidate> in = {Make("a", 2.0, 0.5), Make("b", 4.0, 0.25),
                                            Make("c", 3.0, 0.0)};
   const FusionResult r = Fuse(in, FusionMode::kBlended, {});
-  const double wl = 0.30 / 0.45, wt = 0.15 / 0.45;
+  const FusionWeights d;
+  const double wl = d.lexical / (d.lexical + d.temporal),
+               wt = d.temporal / (d.lexical + d.temporal);
   ASSERT_EQ(r.ranked.size(), 3u);
   // b: lex 1.0, temporal 0.25 (max raw 0.5 < 1, so not rescaled).
   EXPECT_EQ(in[r.ranked[0].index].id, "b");

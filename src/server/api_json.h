@@ -12,6 +12,7 @@
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "src/common/json_text.h"
+#include "src/engine/stats_json.h"  // StoreStatsToJson, for the API's callers
 
 namespace engram {
 
@@ -28,10 +29,6 @@ nlohmann::json SearchResponseToJson(const std::string& query, FusionMode mode,
 // or every match was too weak. Empty for an ordinary answer. Every surface
 // (CLI, HTTP, MCP) shows it.
 std::string SearchResultNote(const SearchResponse& response);
-
-// {facts, scopes: {name: count}, schema_version, embedding: {provider,
-// model, dimension, vectors, missing_vectors} or null, spaces: [...]}.
-nlohmann::json StoreStatsToJson(const StoreStats& stats);
 
 // `message` with every absolute file path in it cut to its last
 // component: an HTTP client learns which file failed, not where the store

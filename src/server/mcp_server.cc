@@ -5,12 +5,9 @@
 #include <istream>
 #include <ostream>
 
+#include "engram/version.h"
 #include "src/server/api_json.h"
 #include "src/server/mcp_tools.h"
-
-#ifndef ENGRAM_VERSION_STRING
-#define ENGRAM_VERSION_STRING "0"
-#endif
 
 namespace engram {
 namespace {

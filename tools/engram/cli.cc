@@ -40,31 +40,18 @@ Result<std::unique_ptr<Engine>> Cli::OpenEngine(bool create, Embedding embedding
 Result<std::shared_ptr<const Embedder>> Cli::LoadEmbedder(const ResolvedConfig& config,
                                                           Embedding embedding,
                                                           std::vector<std::string>* warnings) {
-  if (embedding == Embedding::kNone || config.embed_provider == "null") {
-    return std::shared_ptr<const Embedder>();
-  }
-  EmbedderOptions embedder_options = config.embedder;
-  if (verbose_) embedder_options.remote.log = LogSink();
-  auto embedder = CreateEmbedder(config.embed_provider, embedder_options);
-  if (embedder.ok()) return std::shared_ptr<const Embedder>(std::move(*embedder));
-  if (embedding == Embedding::kRequired) return embedder.status();
-  Warn("semantic signal off (keyword-only): " + embedder.status().message(), warnings);
-  return std::shared_ptr<const Embedder>();
+  std::vector<std::string> found;
+  auto embedder = engram::LoadEmbedder(config, embedding, verbose_ ? LogSink() : nullptr, &found);
+  for (const auto& w : found) Warn(w, warnings);
+  return embedder;
 }
 
 std::shared_ptr<const Llm> Cli::LoadLlm(const ResolvedConfig& config,
                                         std::vector<std::string>* warnings) {
-  if (!config.engine.hyde.enabled) return nullptr;
-  if (config.llm_spec.empty()) {
-    Warn("HyDE is enabled but no LLM is configured (llm.provider); searching without it", warnings);
-    return nullptr;
-  }
-  LlmOptions options = config.llm;
-  if (verbose_) options.remote.log = LogSink();
-  auto llm = CreateLlm(config.llm_spec, options);
-  if (llm.ok()) return std::shared_ptr<const Llm>(std::move(*llm));
-  Warn("HyDE off: " + llm.status().message(), warnings);
-  return nullptr;
+  std::vector<std::string> found;
+  auto llm = engram::LoadLlm(config, verbose_ ? LogSink() : nullptr, &found);
+  for (const auto& w : found) Warn(w, warnings);
+  return llm;
 }
 
 void Cli::Warn(const std::string& warning, std::vector<std::string>* warnings) {

@@ -18,6 +18,7 @@
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "src/config/config.h"
+#include "src/loader/engine_loader.h"
 
 namespace engram::cli {
 
@@ -35,10 +36,8 @@ class Cli {
   // For commands: the resolved configuration (flags applied). Its warnings
   // go to `warnings` when given, else to stderr.
   Result<ResolvedConfig> Config(std::vector<std::string>* warnings = nullptr);
-  // Whether a command embeds: not at all (list, show, ...), when the
-  // configured provider can be loaded (add, import, search: otherwise a
-  // warning and keyword-only), or necessarily (backfill).
-  enum class Embedding { kNone, kIfAvailable, kRequired };
+  // Whether a command embeds (src/loader/engine_loader.h).
+  using Embedding = EmbedderNeed;
 
   // Opens the store; `create` false refuses to create a missing database.
   Result<std::unique_ptr<Engine>> OpenEngine(bool create, Embedding embedding = Embedding::kNone);

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/embed/local_embedder.h"
 #include "tools/engram/cli.h"
 #include "tools/engram/serving.h"
 
@@ -48,6 +49,11 @@ void PrintQuality(std::ostream& out, const ResolvedConfig& config, const StoreSt
        Sourced(config, "embed.dimensions",
                config.embedder.dimensions == 0 ? "native"
                                                : std::to_string(config.embedder.dimensions)));
+  if (config.embed_provider.rfind("local", 0) == 0) {
+    line("embed model file", config.model.found()
+                                 ? config.model.path + "  (" + config.model.why + ")"
+                                 : config.model.NotFoundMessage(kUseLiteModelFileName));
+  }
   if (stats == nullptr) {
     line("vector provider", "(no store yet)");
   } else if (stats->active_space.provider.empty()) {

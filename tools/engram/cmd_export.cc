@@ -2,7 +2,7 @@
 #include <fstream>
 
 #include "src/common/private_files.h"
-#include "src/store/fact_codec.h"
+#include "src/engine/fact_files.h"
 #include "tools/engram/cli.h"
 
 namespace engram::cli {
@@ -31,21 +31,11 @@ void RegisterExport(CLI::App& app, Cli& cli) {
       if (!file) return cli.Fail(IOError("export: cannot write '" + args->output + "'"));
       out = &file;
     }
-    size_t count = 0;
-    Status s = (*engine)->Export(args->scopes, [&](const Fact& f) {
-      *out << FactToJsonLine(f) << "\n";
-      ++count;
-      return static_cast<bool>(*out);
-    });
-    if (!s.ok()) return cli.Fail(s);
-    if (count == 0 && !args->scopes.empty()) cli.WarnMissingScopes(**engine, args->scopes);
-    out->flush();
-    if (!*out) {
-      return cli.Fail(IOError("export: write to '" +
-                              (args->output.empty() ? std::string("stdout") : args->output) +
-                              "' failed"));
-    }
-    if (!args->output.empty()) cli.err() << "exported " << count << " fact(s)\n";
+    auto count = WriteFactsJsonl(**engine, args->scopes, *out,
+                                 args->output.empty() ? std::string("stdout") : args->output);
+    if (!count.ok()) return cli.Fail(count.status());
+    if (*count == 0 && !args->scopes.empty()) cli.WarnMissingScopes(**engine, args->scopes);
+    if (!args->output.empty()) cli.err() << "exported " << *count << " fact(s)\n";
     return kExitOk;
   });
 }

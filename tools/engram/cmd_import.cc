@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/store/fact_codec.h"
+#include "src/engine/fact_files.h"
 #include "tools/engram/cli.h"
 #include "tools/engram/progress_bar.h"
 
@@ -37,11 +37,7 @@ void RegisterImport(CLI::App& app, Cli& cli) {
       ->check(CLI::IsMember({"jsonl", "csv"}));
   sub->add_flag("--skip-bad", args->skip_bad, "Import the good records, report the bad ones");
   cli.OnRun(sub, [&cli, args]() -> int {
-    std::string format = args->format;
-    if (format.empty()) {
-      const auto& p = args->path;
-      format = p.size() >= 4 && p.compare(p.size() - 4, 4, ".csv") == 0 ? "csv" : "jsonl";
-    }
+    const std::string format = args->format.empty() ? FactFileFormat(args->path) : args->format;
     std::ifstream file;
     std::istream* in = &std::cin;
     if (args->path != "-") {
@@ -55,23 +51,10 @@ void RegisterImport(CLI::App& app, Cli& cli) {
     auto engine = cli.OpenEngine(/*create=*/true, Cli::Embedding::kIfAvailable);
     if (!engine.ok()) return cli.Fail(engine.status());
 
-    std::vector<NewFact> good;
-    std::vector<std::string> errors;
-    const auto sink = [&](ParsedRecord record) {
-      Status s = record.fact.status();
-      if (s.ok()) s = (*engine)->Validate(*record.fact);
-      if (s.ok()) {
-        good.push_back(std::move(*record.fact));
-      } else {
-        errors.push_back(args->path + ":" + std::to_string(record.line) + ": " + s.message());
-      }
-    };
-    if (format == "csv") {
-      ReadFactsCsv(*in, sink);
-    } else {
-      ReadFactsJsonl(*in, sink);
-    }
-    if (in->bad()) return cli.Fail(IOError("import: read error on '" + args->path + "'"));
+    auto records = ReadFactRecords(**engine, *in, format, args->path);
+    if (!records.ok()) return cli.Fail(records.status());
+    const std::vector<NewFact>& good = records->good;
+    const std::vector<std::string>& errors = records->errors;
     for (size_t i = 0; i < errors.size() && i < kMaxErrorsShown; ++i) {
       cli.err() << "engram: import: " << errors[i] << "\n";
     }

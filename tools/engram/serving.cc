@@ -4,14 +4,6 @@
 
 namespace engram::cli {
 
-nlohmann::json ConfigEntriesJson(const ResolvedConfig& config) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& e : config.entries) {
-    out[e.key] = {{"value", e.value}, {"source", ConfigSourceName(e.source)}, {"origin", e.origin}};
-  }
-  return out;
-}
-
 Result<ServingConfig> LoadServingConfig(Cli& cli, ServerOptions* server) {
   ServingConfig serving;
   ENGRAM_ASSIGN_OR_RETURN(ResolvedConfig config, cli.Config(&serving.warnings));

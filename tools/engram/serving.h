@@ -14,9 +14,6 @@
 
 namespace engram::cli {
 
-// Every setting as {key: {value, source, origin}}; secrets read "(set)".
-nlohmann::json ConfigEntriesJson(const ResolvedConfig& config);
-
 // Resolves the configuration (file, environment, the command's flags) and
 // loads its embedder and LLM. A provider that cannot load is a warning in
 // the result (keyword-only, or no HyDE), not an error, as for `search`.

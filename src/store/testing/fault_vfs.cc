@@ -20,6 +20,7 @@ struct Armed {
 Armed g_armed;
 sqlite3_vfs* g_below = nullptr;  // the VFS every call goes on to
 
+// The error SQLite's unix VFS returns when a call of kind `op` fails.
 int DefaultError(FileOp op) {
   switch (op) {
     case FileOp::kRead:
@@ -177,24 +178,6 @@ int CurrentTimeInt64(sqlite3_vfs*, sqlite3_int64* out) {
 sqlite3_vfs g_vfs;
 
 }  // namespace
-
-const char* FileOpName(FileOp op) {
-  switch (op) {
-    case FileOp::kRead:
-      return "read";
-    case FileOp::kWrite:
-      return "write";
-    case FileOp::kSync:
-      return "sync";
-    case FileOp::kTruncate:
-      return "truncate";
-    case FileOp::kLock:
-      return "lock";
-    case FileOp::kOpen:
-      return "open";
-  }
-  return "?";
-}
 
 FaultVfs::FaultVfs() {
   sqlite3_initialize();

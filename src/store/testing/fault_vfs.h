@@ -30,9 +30,6 @@ namespace engram::testing {
 
 enum class FileOp { kRead, kWrite, kSync, kTruncate, kLock, kOpen };
 
-// The name of `op` for test messages ("read", "write", ...).
-const char* FileOpName(FileOp op);
-
 struct FileFault {
   FileOp op = FileOp::kWrite;
   // Calls of `op` let through before the first failure; default 0.
