@@ -16,6 +16,7 @@ all: build
 setup:
 	@scripts/setup.sh
 	@scripts/fetch_model.sh >/dev/null
+	@scripts/setup_mcp_client.sh >/dev/null
 
 # Release build; the CLI lands at ./build/engram, and the embedded model is
 # converted into $ENGRAM_HOME/models (default ~/.local/share/engram/models).

@@ -42,6 +42,8 @@ class CliRunner {
   void SetEnv(const std::string& name, const std::string& value) {
     extra_env_.push_back(name + "=" + value);
   }
+  // Leaves NAME out of the child's environment, whatever set it.
+  void UnsetEnv(const std::string& name) { extra_env_.push_back(name); }
   std::string File(const std::string& name) const { return dir_.File(name); }
   // Runs `binary` instead of the built engram, through `launcher` (a
   // command and its arguments, absolute path first, such as setpriv's)
@@ -118,9 +120,10 @@ class CliRunner {
                           std::filesystem::path(ENGRAM_TEST_MODEL_FILE).parent_path().string());
 #endif
     for (const std::string& e : extra_env_) {
-      const std::string name = e.substr(0, e.find('=') + 1);
+      const bool unset = e.find('=') == std::string::npos;  // UnsetEnv
+      const std::string name = unset ? e + "=" : e.substr(0, e.find('=') + 1);
       std::erase_if(env_strings, [&](const std::string& v) { return v.rfind(name, 0) == 0; });
-      env_strings.push_back(e);
+      if (!unset) env_strings.push_back(e);
     }
     for (char** e = environ; *e; ++e) {
       const std::string v(*e);

@@ -91,7 +91,7 @@ TEST(McpCliTest, HandshakeThenEveryToolOverPipes) {
   EXPECT_EQ(r["id"], mcp.last_id()) << "the notification got no answer: " << r;
 
   r = mcp.Request("tools/list", json::object());
-  ASSERT_EQ(r["result"]["tools"].size(), 5u) << r;
+  ASSERT_EQ(r["result"]["tools"].size(), 6u) << r;
   for (const json& tool : r["result"]["tools"]) {
     EXPECT_EQ(tool["inputSchema"]["type"], "object") << tool["name"];
   }
@@ -252,9 +252,8 @@ TEST(McpCliTest, BadMessagesGetErrorObjectsAndTheServerKeepsRunning) {
   mcp.SendLine("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": \"tools/list\"");
   json r = mcp.Receive();
   EXPECT_EQ(r["error"]["code"], -32700) << r;
-  EXPECT_TRUE(r["id"].is_null());
-  mcp.SendLine("[]");
-  EXPECT_EQ(mcp.Receive()["error"]["code"], -32600);
+  EXPECT_EQ(r["id"], 99) << "the id read from the frame cut short";
+  mcp.SendLine("[]");  // no id to answer: nothing, and the next request is served
   r = mcp.Request("prompts/list", json::object());
   EXPECT_EQ(r["error"]["code"], -32601) << r;
   r = ToolCall(mcp, "memory_search", {{"query", ""}});

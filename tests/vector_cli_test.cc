@@ -2,6 +2,9 @@
 // the vector provider, provider switches (local -> hash -> local) never
 // serve a vector from the wrong space and re-embed nothing still valid,
 // and a missing model degrades to keyword-only with a warning.
+#include <algorithm>
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -127,6 +130,46 @@ TEST(VectorCliTest, AMissingModelMeansKeywordOnlyWithAWarning) {
   cli.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
   r = cli.Run({"search", "postgres port"});
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// ENGRAM_HOME pointed at a project keeps semantic search: the model is
+// looked up in $ENGRAM_HOME/models, then the user's data directory, and
+// `engram config` says which file is used and why.
+TEST(VectorCliTest, TheModelIsFoundInTheUsersDataDirectoryWhenEngramHomeHasNone) {
+  CliRunner cli;
+  cli.UnsetEnv("ENGRAM_EMBED_MODELS_DIR");  // looked up
+  const std::filesystem::path user_models =
+      std::filesystem::path(cli.File(".local/share/engram/models"));
+  std::filesystem::create_directories(user_models);
+  std::filesystem::create_symlink(ENGRAM_TEST_MODEL_FILE, user_models / "use-lite-en.bin");
+
+  auto r = cli.Run({"config"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("embed model file    " + (user_models / "use-lite-en.bin").string() +
+                       "  (found in " + user_models.string() + " (the user's data directory))"),
+            std::string::npos)
+      << r.out;
+  r = cli.Run({"add", kFacts[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  r = cli.Run({"search", "postgres port", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out).value("semantic", false)) << r.out;
+
+  // Without it: one line naming every place looked in, on every command
+  // that would have used it.
+  std::filesystem::remove(user_models / "use-lite-en.bin");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"add", kFacts[1]}, {"search", "postgres port"}}) {
+    r = cli.Run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(
+        r.err.find("semantic signal off (keyword-only): embed: local: no use-lite-en.bin in " +
+                   cli.home() + "/models or " + user_models.string()),
+        std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 }  // namespace

@@ -45,6 +45,9 @@
 extern "C" {
 #endif
 
+/* C names, in the manner of leveldb/c.h and sqlite3.h, not the C++ ones.
+ * NOLINTBEGIN(readability-identifier-naming) */
+
 /* ---- Codes, memory, version ------------------------------------------ */
 
 /* The same values as engram::StatusCode. */
@@ -408,6 +411,8 @@ ENGRAM_EXPORT engram_code engram_import(engram_t* db, const char* path, int skip
  * keyword-only. *embedded and *remaining may be NULL. */
 ENGRAM_EXPORT engram_code engram_backfill(engram_t* db, size_t limit, size_t* embedded,
                                           size_t* remaining, char** errmsg);
+
+/* NOLINTEND(readability-identifier-naming) */
 
 #ifdef __cplusplus
 } /* extern "C" */

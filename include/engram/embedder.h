@@ -86,7 +86,7 @@ struct EmbedderOptions {
 // the local model file is missing (the message says how to create it). No
 // call is made here: a remote provider is first reached by Embed.
 ENGRAM_EXPORT Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
-                                                 const EmbedderOptions& options);
+                                                               const EmbedderOptions& options);
 
 }  // namespace engram
 

@@ -116,10 +116,12 @@ struct EvalReport {
 // The metric names of EvalModeResult::metrics, in reporting order.
 ENGRAM_EXPORT std::vector<std::string> EvalMetricNames();
 
-ENGRAM_EXPORT Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options);
+ENGRAM_EXPORT Result<EvalReport> RunEvaluation(const std::string& dataset_dir,
+                                               const EvalOptions& options);
 
 // Writes `result.run` as a TREC run file (qid Q0 doc rank score tag).
-ENGRAM_EXPORT Status WriteEvalRun(const EvalModeResult& result, const std::string& tag, const std::string& path);
+ENGRAM_EXPORT Status WriteEvalRun(const EvalModeResult& result, const std::string& tag,
+                                  const std::string& path);
 
 }  // namespace engram
 

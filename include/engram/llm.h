@@ -58,7 +58,8 @@ struct LlmOptions {
 // Builds the LLM a spec names. InvalidArgument for an unknown provider or a
 // missing API key (named by its variable); NotFound or InvalidArgument for
 // a scripted file that is missing or malformed (with the line number).
-ENGRAM_EXPORT Result<std::unique_ptr<Llm>> CreateLlm(const std::string& spec, const LlmOptions& options);
+ENGRAM_EXPORT Result<std::unique_ptr<Llm>> CreateLlm(const std::string& spec,
+                                                     const LlmOptions& options);
 
 }  // namespace engram
 

@@ -140,6 +140,70 @@ Result<json> ParseJson(std::string_view text, std::string_view what, const JsonL
   return builder.TakeRoot();
 }
 
+namespace {
+
+// The value of the 4 hex digits at text[at..at+4), or -1.
+int HexQuad(std::string_view text, size_t at) {
+  if (at + 4 > text.size()) return -1;
+  int value = 0;
+  for (size_t i = at; i < at + 4; ++i) {
+    const char c = text[i];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+bool IsHigh(int unit) { return unit >= 0xD800 && unit <= 0xDBFF; }
+bool IsLow(int unit) { return unit >= 0xDC00 && unit <= 0xDFFF; }
+
+}  // namespace
+
+std::string ReplaceLoneSurrogateEscapes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (!in_string) {
+      in_string = c == '"';
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '"') in_string = false;
+    if (c != '\\' || i + 1 >= text.size()) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (text[i + 1] != 'u') {  // another escape: copied whole
+      out.append(text.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    const int unit = HexQuad(text, i + 2);
+    const bool paired = IsHigh(unit) && i + 7 < text.size() && text[i + 6] == '\\' &&
+                        text[i + 7] == 'u' && IsLow(HexQuad(text, i + 8));
+    if (paired) {
+      out.append(text.substr(i, 12));
+      i += 12;
+    } else if (IsHigh(unit) || IsLow(unit)) {
+      out += "\\uFFFD";
+      i += 6;
+    } else {
+      out.append(text.substr(i, 2));  // \u and the rest, as they are
+      i += 2;
+    }
+  }
+  return out;
+}
+
 std::string DumpJson(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -43,6 +43,12 @@ struct JsonLimits {
 Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what,
                                  const JsonLimits& limits = {});
 
+// `text` with every lone UTF-16 surrogate escape in a string (a \uD83D not
+// followed by its low half, or a low half alone) written as \uFFFD, the
+// replacement character, so that a client that cut an emoji in half gets
+// its message read instead of refused. Everything else is left as it is.
+std::string ReplaceLoneSurrogateEscapes(std::string_view text);
+
 // Compact text of `value`.
 std::string DumpJson(const nlohmann::json& value);
 

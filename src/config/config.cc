@@ -96,8 +96,7 @@ const std::vector<KeyDef>& Keys() {
        [](const ResolvedConfig& c) { return c.engine.db_path; },
        [](ResolvedConfig* c, const std::string& v) { c->engine.db_path = v; }},
       {"embed.provider", KeyType::kString, 0, 0,
-       "embedding provider: local[:use-lite-en-windows] | hash[:dim=N] | null (keyword-only); "
-       "default local",
+       "embedding provider: local[:use-lite-en-windows] | hash[:dim=N] | null (keyword-only)",
        [](const ResolvedConfig& c) { return c.embed_provider; },
        [](ResolvedConfig* c, const std::string& v) { c->embed_provider = v; }},
       ENGRAM_STRING_KEY("embed.model", embedder.model,
@@ -105,7 +104,7 @@ const std::vector<KeyDef>& Keys() {
                         "(openai text-embedding-3-small, voyage voyage-3.5, bedrock "
                         "amazon.titan-embed-text-v2:0, ollama nomic-embed-text)"),
       ENGRAM_INT_KEY("embed.dimensions", embedder.dimensions, 0, 16384,
-                     "vector dimension; 0 = the model's native one; default 0"),
+                     "vector dimension; 0 = the model's native one"),
       ENGRAM_URL_KEY("embed.base_url", embedder.remote.base_url,
                      "endpoint of the embedding provider (OpenAI-compatible servers, "
                      "Ollama, a Bedrock endpoint); default the provider's own"),
@@ -117,67 +116,63 @@ const std::vector<KeyDef>& Keys() {
        [](ResolvedConfig* c, const std::string& v) { c->models_dir = v; }},
       ENGRAM_STRING_KEY("llm.provider", llm_provider,
                         "LLM for HyDE: openai | anthropic | bedrock | ollama | scripted:FILE | "
-                        "none; default none"),
+                        "none"),
       ENGRAM_STRING_KEY("llm.model", llm_model, "model of the LLM; default the provider's own"),
       ENGRAM_URL_KEY("llm.base_url", llm.remote.base_url,
                      "endpoint of the LLM (OpenAI-compatible servers, Ollama); default the "
                      "provider's own"),
       ENGRAM_INT_KEY("llm.timeout_ms", llm_timeout_ms, 100, 600000,
-                     "time for one attempt of an LLM call, in ms (a search waits for it); "
-                     "default 10000"),
+                     "time for one attempt of an LLM call, in ms (a search waits for it)"),
       ENGRAM_INT_KEY("llm.max_attempts", llm_max_attempts, 1, 10,
-                     "attempts per LLM call (a search waits for them); default 2"),
+                     "attempts per LLM call (a search waits for them)"),
       ENGRAM_BOOL_KEY("hyde.enabled", engine.hyde.enabled,
-                      "ask the LLM for a hypothetical answer on each search; default false"),
+                      "ask the LLM for a hypothetical answer on each search"),
       ENGRAM_BOOL_KEY("hyde.use_vectors", engine.hyde.use_vectors,
-                      "embed the hypothesis for the vector search; default true"),
+                      "embed the hypothesis for the vector search"),
       ENGRAM_INT_KEY("hyde.num_keywords", engine.hyde.num_keywords, 0, 20,
-                     "hypothesis keywords added to the lexical query; default 5"),
+                     "hypothesis keywords added to the lexical query"),
       {"hyde.embed", KeyType::kHydeEmbed, 0, 0,
-       "vector searched with a hypothesis: query | hypothesis | both; default both",
+       "vector searched with a hypothesis: query | hypothesis | both",
        [](const ResolvedConfig& c) { return std::string(HydeEmbedName(c.engine.hyde.embed)); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.hyde.embed = *ParseHydeEmbed(v); }},
       ENGRAM_INT_KEY("hyde.max_tokens", engine.hyde.max_tokens, 16, 2048,
-                     "most tokens of a hypothesis; default 200"),
+                     "most tokens of a hypothesis"),
       ENGRAM_BOOL_KEY("hyde.cache", engine.hyde.cache,
-                      "keep hypotheses in the store, keyed by LLM, prompt and query; default true"),
+                      "keep hypotheses in the store, keyed by LLM, prompt and query"),
       ENGRAM_BOOL_KEY("versions.link_on_write", engine.versions.link_on_write,
-                      "link a new fact to the facts it is likely a later version of; default "
-                      "true"),
+                      "link a new fact to the facts it is likely a later version of"),
       ENGRAM_DOUBLE_KEY("versions.link_min_cosine", engine.versions.link_min_cosine, -1, 1,
-                        "least cosine between a fact and an older version of it; default 0.5"),
+                        "least cosine between a fact and an older version of it"),
       ENGRAM_INT_KEY("versions.link_max", engine.versions.link_max, 0, 16,
-                     "most facts one new fact is linked to; default 1"),
+                     "most facts one new fact is linked to"),
       ENGRAM_DOUBLE_KEY("versions.link_min_overlap", engine.versions.link_min_overlap, 0, 1,
                         "least weighted term overlap between a fact and an older version of "
-                        "it; default 0.4"),
+                        "it"),
       ENGRAM_BOOL_KEY("versions.newer_first", engine.versions.newer_first,
-                      "rank a newer version above the older ones a search finds; default true"),
+                      "rank a newer version above the older ones a search finds"),
       ENGRAM_DOUBLE_KEY("versions.lift_min_share", engine.versions.lift_min_share, 0, 1,
                         "least share of an older version's score a newer one needs to be "
-                        "ranked above it; default 0"),
+                        "ranked above it"),
       ENGRAM_INT_KEY("versions.max_successors", engine.versions.max_successors, 1, 16,
-                     "most newer versions one fact lifts above itself; default 2"),
+                     "most newer versions one fact lifts above itself"),
       ENGRAM_BOOL_KEY("versions.merge_near_duplicates", engine.versions.merge_near_duplicates,
-                      "merge a new fact into a current fact it nearly repeats; default true"),
+                      "merge a new fact into a current fact it nearly repeats"),
       ENGRAM_DOUBLE_KEY("versions.merge_min_cosine", engine.versions.merge_min_cosine, 0, 1,
-                        "least cosine of a near-duplicate; default 0.95"),
+                        "least cosine of a near-duplicate"),
       ENGRAM_DOUBLE_KEY("versions.merge_min_overlap", engine.versions.merge_min_overlap, 0, 1,
-                        "least weighted term overlap of a near-duplicate; default 0.8"),
+                        "least weighted term overlap of a near-duplicate"),
       ENGRAM_INT_KEY("http.connect_timeout_ms", http.connect_timeout_ms, 100, 600000,
-                     "time to connect to a provider, in ms; default 5000"),
+                     "time to connect to a provider, in ms"),
       ENGRAM_INT_KEY("http.timeout_ms", http.timeout_ms, 100, 600000,
-                     "time for one whole attempt of a provider call, in ms; default 30000"),
+                     "time for one whole attempt of a provider call, in ms"),
       ENGRAM_INT_KEY("http.max_attempts", http.max_attempts, 1, 10,
-                     "attempts per provider call (retries on 429, 5xx, connection errors); "
-                     "default 4"),
+                     "attempts per provider call (retries on 429, 5xx, connection errors)"),
       ENGRAM_INT_KEY("http.backoff_initial_ms", http.backoff_initial_ms, 1, 60000,
-                     "first wait before a retry, doubled each time, in ms; default 500"),
+                     "first wait before a retry, doubled each time, in ms"),
       ENGRAM_INT_KEY("http.backoff_max_ms", http.backoff_max_ms, 1, 600000,
-                     "longest wait between retries, in ms; default 8000"),
+                     "longest wait between retries, in ms"),
       ENGRAM_INT_KEY("http.retry_after_max_ms", http.retry_after_max_ms, 0, 600000,
-                     "longest Retry-After honoured, in ms; a longer one ends the retries; "
-                     "default 30000"),
+                     "longest Retry-After honoured, in ms; a longer one ends the retries"),
       ENGRAM_STRING_KEY("aws.region", http.aws_region,
                         "Bedrock region; default the profile's region, else us-east-1"),
       ENGRAM_STRING_KEY("aws.profile", aws_profile,
@@ -185,59 +180,54 @@ const std::vector<KeyDef>& Keys() {
                         "default"),
       ENGRAM_STRING_KEY("server.host", server.host,
                         "address `engram serve` listens on; any but 127.0.0.1, ::1 or "
-                        "localhost needs server.token; default 127.0.0.1"),
+                        "localhost needs server.token"),
       ENGRAM_INT_KEY("server.port", server.port, 0, 65535,
-                     "TCP port of `engram serve`; 0 picks a free one; default 7411"),
+                     "TCP port of `engram serve`; 0 picks a free one"),
       ENGRAM_SECRET_KEY("server.token", server.token,
                         "bearer token every request to `engram serve` must carry; set it in the "
-                        "file or ENGRAM_SERVER_TOKEN, never shown; default none"),
+                        "file or ENGRAM_SERVER_TOKEN, never shown"),
       ENGRAM_STRING_KEY("server.allowed_origins", server.allowed_origins,
-                        "browser origins allowed besides loopback pages, comma-separated; "
-                        "default none"),
+                        "browser origins allowed besides loopback pages, comma-separated"),
       ENGRAM_INT_KEY("server.threads", server.threads, 1, 1024,
-                     "threads serving connections; each open keep-alive connection holds one; "
-                     "default 64"),
+                     "threads serving connections; each open keep-alive connection holds one"),
       ENGRAM_INT_KEY("server.read_timeout_ms", server.read_timeout_ms, 100, 600000,
-                     "time to read one request, in ms; default 10000"),
+                     "time to read one request, in ms"),
       ENGRAM_INT_KEY("server.keep_alive_timeout_ms", server.keep_alive_timeout_ms, 1000, 600000,
-                     "time an idle connection stays open, in ms (whole seconds); default 5000"),
+                     "time an idle connection stays open, in ms (whole seconds)"),
       ENGRAM_INT_KEY("server.header_timeout_ms", server.header_timeout_ms, 100, 600000,
                      "time a connection has to send a request's headers, from when it opens "
-                     "or its last answer, in ms; slower ones are closed; default 5000"),
+                     "or its last answer, in ms; slower ones are closed"),
       ENGRAM_INT_KEY("server.max_body_bytes", server.limits.max_body_bytes, 1024, 1 << 30,
-                     "largest request body, in bytes; larger ones get 413; default 8388608"),
+                     "largest request body, in bytes; larger ones get 413"),
       ENGRAM_INT_KEY("server.max_batch", server.limits.max_batch, 1, 100000,
-                     "most facts in one add request; default 1000"),
+                     "most facts in one add request"),
       ENGRAM_INT_KEY("server.max_query_bytes", server.limits.max_query_bytes, 16, 1 << 20,
-                     "largest search query, in bytes; default 8192"),
+                     "largest search query, in bytes"),
       ENGRAM_INT_KEY("server.max_results", server.limits.max_results, 1, 100000,
-                     "most results of one search or list request; default 1000"),
-      {"search.k", KeyType::kInt, 1, 10000, "results per search; default 10",
+                     "most results of one search or list request"),
+      {"search.k", KeyType::kInt, 1, 10000, "results per search",
        [](const ResolvedConfig& c) { return std::to_string(c.search_k); },
        [](ResolvedConfig* c, const std::string& v) { c->search_k = std::stoul(v); }},
-      {"search.mode", KeyType::kMode, 0, 0,
-       "fusion: blended | lexical | semantic | rrf | temporal; default blended",
+      {"search.mode", KeyType::kMode, 0, 0, "fusion: blended | lexical | semantic | rrf | temporal",
        [](const ResolvedConfig& c) { return std::string(FusionModeName(c.search_mode)); },
        [](ResolvedConfig* c, const std::string& v) { c->search_mode = *ParseFusionMode(v); }},
-      ENGRAM_DOUBLE_KEY("bm25.k1", engine.bm25.k1, 0, 10,
-                        "BM25 term-frequency saturation; default 0.9"),
+      ENGRAM_DOUBLE_KEY("bm25.k1", engine.bm25.k1, 0, 10, "BM25 term-frequency saturation"),
       ENGRAM_DOUBLE_KEY("bm25.b", engine.bm25.b, 0, 1,
-                        "BM25 length normalisation, 0 none .. 1 full; default 0.4"),
+                        "BM25 length normalisation, 0 none .. 1 full"),
       ENGRAM_DOUBLE_KEY("bm25.tag_boost", engine.bm25.tag_boost, 0, 10,
-                        "weight of a tag match relative to content; default 1"),
+                        "weight of a tag match relative to content"),
       ENGRAM_DOUBLE_KEY("temporal.half_life_days", engine.temporal.half_life_days, 0.001, 36500,
-                        "days for recency to halve; default 30"),
+                        "days for recency to halve"),
       ENGRAM_DOUBLE_KEY("fusion.w_semantic", engine.fusion.weights.semantic, 0, 1,
-                        "blend weight of the semantic signal; default per provider, 0.55"),
+                        "blend weight of the semantic signal"),
       ENGRAM_DOUBLE_KEY("fusion.w_lexical", engine.fusion.weights.lexical, 0, 1,
-                        "blend weight of the lexical signal; default per provider, 0.30"),
+                        "blend weight of the lexical signal"),
       ENGRAM_DOUBLE_KEY("fusion.w_temporal", engine.fusion.weights.temporal, 0, 1,
-                        "blend weight of the temporal signal; default 0.15"),
+                        "blend weight of the temporal signal"),
       ENGRAM_DOUBLE_KEY("fusion.rrf_k", engine.fusion.rrf_k, 1, 1000,
-                        "k of reciprocal rank fusion (mode rrf); default 60"),
+                        "k of reciprocal rank fusion (mode rrf)"),
       {"fusion.temporal_fallback", KeyType::kBool, 0, 0,
-       "answer with the most recent facts, labelled as not matches, when nothing matches; "
-       "default false",
+       "answer with the most recent facts, labelled as not matches, when nothing matches",
        [](const ResolvedConfig& c) {
          return std::string(c.engine.fusion.temporal_fallback ? "true" : "false");
        },
@@ -246,66 +236,63 @@ const std::vector<KeyDef>& Keys() {
        }},
       ENGRAM_DOUBLE_KEY("fusion.min_lexical_coverage", engine.fusion.min_lexical_coverage, 0, 1,
                         "share of the query's idf weight whose match shows a candidate is about "
-                        "the query (without one such, a search answers nothing); default 0.3"),
+                        "the query (without one such, a search answers nothing)"),
       ENGRAM_DOUBLE_KEY("fusion.min_score", engine.fusion.min_score, 0, 1,
-                        "blended results scoring below this are dropped; default 0 (none)"),
+                        "blended results scoring below this are dropped (0: none)"),
       ENGRAM_DOUBLE_KEY("vector.min_cosine", engine.vector.min_cosine, -1, 1,
-                        "cosine floor of vector candidates; default per provider, 0.25"),
+                        "cosine floor of vector candidates"),
       ENGRAM_DOUBLE_KEY("vector.match_cosine", engine.vector.match_cosine, -1, 1,
-                        "cosine that alone shows a candidate is about the query; default 0.42"),
-      {"vector.top_k", KeyType::kInt, 0, 10000, "vector hits added to the candidates; default 12",
+                        "cosine that alone shows a candidate is about the query"),
+      {"vector.top_k", KeyType::kInt, 0, 10000, "vector hits added to the candidates",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.top_k); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.vector.top_k = std::stoul(v); }},
       {"vector.hnsw_threshold", KeyType::kInt, 0, 1e9,
-       "vectors in a scope from which HNSW replaces exact search; default 50000",
+       "vectors in a scope from which HNSW replaces exact search",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.hnsw_threshold); },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.vector.hnsw_threshold = std::stoul(v);
        }},
       {"vector.backfill_batch_max", KeyType::kInt, 1, 100000,
-       "most facts embedded in the background after one search; default 500",
+       "most facts embedded in the background after one search",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.backfill_batch_max); },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.vector.backfill_batch_max = std::stoul(v);
        }},
       {"vector.background_backfill", KeyType::kBool, 0, 0,
-       "embed facts that lack a vector in the background; default true",
+       "embed facts that lack a vector in the background",
        [](const ResolvedConfig& c) {
          return std::string(c.engine.vector.background_backfill ? "true" : "false");
        },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.vector.background_backfill = v == "true";
        }},
-      {"limits.max_content_bytes", KeyType::kInt, 16, 64 << 20,
-       "largest fact content in bytes; default 1048576",
+      {"limits.max_content_bytes", KeyType::kInt, 16, 64 << 20, "largest fact content in bytes",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_content_bytes); },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.limits.max_content_bytes = std::stoul(v);
        }},
-      {"limits.max_tags", KeyType::kInt, 0, 4096, "most tags on one fact; default 64",
+      {"limits.max_tags", KeyType::kInt, 0, 4096, "most tags on one fact",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_tags); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.limits.max_tags = std::stoul(v); }},
-      {"limits.max_metadata_bytes", KeyType::kInt, 2, 16 << 20,
-       "largest metadata object in bytes; default 65536",
+      {"limits.max_metadata_bytes", KeyType::kInt, 2, 16 << 20, "largest metadata object in bytes",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.limits.max_metadata_bytes); },
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.limits.max_metadata_bytes = std::stoul(v);
        }},
       ENGRAM_INT_KEY("context.max_file_bytes", engine.context.max_file_bytes, 1024, 64 << 20,
-                     "attached files larger than this are skipped, in bytes; default 1048576"),
+                     "attached files larger than this are skipped, in bytes"),
       ENGRAM_INT_KEY("context.chunk_bytes", engine.context.chunk_bytes, 64, 65536,
-                     "most bytes of one chunk of an attached file; default 1200"),
+                     "most bytes of one chunk of an attached file"),
       ENGRAM_INT_KEY("context.overlap_lines", engine.context.overlap_lines, 0, 100,
-                     "lines a chunk repeats from the one before; default 2"),
+                     "lines a chunk repeats from the one before"),
       ENGRAM_BOOL_KEY("context.follow_links_out", engine.context.follow_links_out,
-                      "read symlinks whose target is outside the attached roots; default false"),
-      {"store.busy_timeout_ms", KeyType::kInt, 0, 600000,
-       "wait for another process's lock, in ms; default 5000",
+                      "read symlinks whose target is outside the attached roots"),
+      {"store.busy_timeout_ms", KeyType::kInt, 0, 600000, "wait for another process's lock, in ms",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.busy_timeout_ms = std::stoi(v); }},
       ENGRAM_INT_KEY("store.readers", engine.readers, 0, 64,
                      "read-only connections searches run on side by side; 0 = one search at a "
-                     "time; default 8"),
+                     "time"),
   };
   return keys;
 }
@@ -454,6 +441,23 @@ nlohmann::json ConfigEntriesJson(const ResolvedConfig& config) {
   return out;
 }
 
+namespace {
+
+// The help line of a key: its text, then its default as the structs of
+// engram/options.h give it (the configured provider's, for the keys that
+// depend on it), so no default is written twice.
+std::string HelpLine(const KeyDef& def, const std::string& default_value,
+                     const std::string& provider) {
+  std::string help = def.help;
+  if (help.find("default") != std::string::npos) return help;
+  help += "; default " + (default_value.empty() ? std::string("none") : default_value);
+  const std::string key = def.key;
+  if (key == "fusion.w_semantic" || key == "fusion.w_lexical" || key == "vector.min_cosine") {
+    help += " (the embedding provider's, " + provider + ")";
+  }
+  return help;
+}
+
 // Finds the embedded model's file for `config` (see ResolvedConfig::model)
 // and points the embedder at its directory.
 void LocateEmbeddedModel(const std::string& user_data_dir, ResolvedConfig* config) {
@@ -474,9 +478,11 @@ void LocateEmbeddedModel(const std::string& user_data_dir, ResolvedConfig* confi
   }
   config->model = LocateModel(places, kUseLiteModelFileName);
   config->embedder.models_dir =
-      config->model.found() ? std::filesystem::path(config->model.path).parent_path().string()
+      config->model.Found() ? std::filesystem::path(config->model.path).parent_path().string()
                             : places.front().dir;
 }
+
+}  // namespace
 
 Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& flags,
                                      bool read_file) {
@@ -525,7 +531,8 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
       // Keys below default to the provider's own values (settled by now).
       ApplyProviderDefaults(config.embed_provider, &config.engine);
     }
-    ConfigEntry entry{def.key, def.get(config), ConfigSource::kDefault, "", def.help};
+    ConfigEntry entry{def.key, def.get(config), ConfigSource::kDefault, "", ""};
+    entry.help = HelpLine(def, entry.value, config.embed_provider);
     struct Layer {
       ConfigSource source;
       std::string origin;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "tests/test_util.h"
 
@@ -303,6 +305,66 @@ TEST(ConfigTest, CredentialsInAUrlAreUsedButNeverShown) {
   }
   EXPECT_EQ(shown["embed.base_url"], "https://embed.example/v1 (credentials hidden)");
   EXPECT_EQ(shown["llm.base_url"], "http://127.0.0.1:11434") << "nothing to hide";
+}
+
+}  // namespace
+}  // namespace engram
+
+namespace engram {
+namespace {
+
+// docs/CONFIG.md's table of keys: key -> its default column, backquotes
+// dropped.
+std::map<std::string, std::string> DocumentedDefaults() {
+  const std::string doc = testing::ReadFile(std::string(ENGRAM_SOURCE_DIR) + "/docs/CONFIG.md");
+  std::map<std::string, std::string> rows;
+  std::istringstream lines(doc);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const size_t key_end = line.find('`', 3);
+    const size_t cell = line.find('|', key_end);
+    const size_t cell_end = line.find('|', cell + 1);
+    std::string value = line.substr(cell + 1, cell_end - cell - 1);
+    std::erase(value, '`');
+    rows[line.substr(3, key_end - 3)] = value;
+  }
+  return rows;
+}
+
+// One table of settings (src/config/config.cc) with the defaults of the
+// structs (engram/options.h) and DefaultsForProvider: the documentation
+// names every key and no other, with the default they give, and every
+// help line ends with it.
+TEST(ConfigDocTest, TheDocumentedDefaultsAreTheTablesAndEveryKeyIsDocumented) {
+  auto c = ResolveConfig(FakeEnv({{"HOME", "/home/ana"}}), {}, /*read_file=*/false);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const std::map<std::string, std::string> documented = DocumentedDefaults();
+  ASSERT_GT(documented.size(), 50u);
+  std::set<std::string> keys;
+  for (const ConfigEntry& e : c->entries) {
+    keys.insert(e.key);
+    const auto row = documented.find(e.key);
+    ASSERT_NE(row, documented.end()) << e.key << " is not in docs/CONFIG.md";
+    if (!e.value.empty() && e.key != "home" && e.key != "db") {
+      EXPECT_NE(row->second.find(e.value), std::string::npos)
+          << e.key << ": the table's default is " << e.value << ", the documentation says "
+          << row->second;
+    }
+    EXPECT_NE(e.help.find("default"), std::string::npos) << e.key << ": " << e.help;
+  }
+  for (const auto& [key, value] : documented) {
+    EXPECT_TRUE(keys.count(key)) << "docs/CONFIG.md documents '" << key << "', which is no key";
+  }
+  // The provider's defaults, documented beside the key they set.
+  const ProviderDefaults remote = DefaultsForProvider("openai");
+  for (const auto& [key, value] : {std::pair{"fusion.w_semantic", remote.weights.semantic},
+                                   std::pair{"fusion.w_lexical", remote.weights.lexical},
+                                   std::pair{"vector.min_cosine", remote.min_cosine}}) {
+    std::ostringstream text;
+    text << value;
+    EXPECT_NE(documented.at(key).find("others " + text.str()), std::string::npos)
+        << key << ": " << documented.at(key);
+  }
 }
 
 }  // namespace

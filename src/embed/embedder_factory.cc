@@ -77,7 +77,7 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
         options.models_dir.empty() ? ProcessModelPlaces()
                                    : std::vector<ModelPlace>{{options.models_dir, "models_dir"}},
         kUseLiteModelFileName);
-    if (!model.found()) {
+    if (!model.Found()) {
       return NotFound(model.NotFoundMessage(kUseLiteModelFileName));
     }
     const std::string& path = model.path;

@@ -29,7 +29,7 @@ struct ModelLookup {
   std::string why;
   std::vector<std::string> looked;
 
-  bool found() const { return !path.empty(); }
+  bool Found() const { return !path.empty(); }
   // "embed: local: no use-lite-en.bin in A, B or C; run ..." ("no model at
   // 'A/use-lite-en.bin'" for one place): the error when not found.
   std::string NotFoundMessage(const std::string& file_name) const;

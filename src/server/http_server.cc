@@ -107,6 +107,28 @@ bool HasBearerScheme(std::string_view header) {
 
 }  // namespace
 
+void HttpServer::ServeMcp(const httplib::Request& req, httplib::Response& res) {
+  watchdog_.ReportHandling(req.remote_addr, req.remote_port);
+  McpHttpRequest request;
+  request.method = req.method;
+  request.session_id = req.get_header_value("Mcp-Session-Id");
+  request.protocol_version = req.get_header_value("MCP-Protocol-Version");
+  request.body = req.body;
+  if (!options_.mcp_scope.empty()) {
+    request.scopes = McpScopes{options_.mcp_scope, options_.mcp_read_scopes};
+  } else if (req.has_param("scope")) {
+    request.scopes.pinned = req.get_param_value("scope");
+    for (size_t i = 0; i < req.get_param_value_count("read_scope"); ++i) {
+      request.scopes.read_only.push_back(req.get_param_value("read_scope", i));
+    }
+  }
+  const McpHttpAnswer answer = mcp_.Handle(request);
+  res.status = answer.status;
+  if (!answer.session_id.empty()) res.set_header("Mcp-Session-Id", answer.session_id);
+  if (!answer.allow.empty()) res.set_header("Allow", answer.allow);
+  if (!answer.body.empty()) res.set_content(answer.body, answer.content_type);
+}
+
 Result<json> HttpServer::BodyJson(const httplib::Request& req) {
   watchdog_.ReportHandling(req.remote_addr, req.remote_port);
   if (req.body.empty()) return InvalidArgument("request body: empty; expected a JSON object");
@@ -159,6 +181,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(MemoryApi* api, ServerOpt
 HttpServer::HttpServer(MemoryApi* api, ServerOptions options)
     : api_(api),
       options_(std::move(options)),
+      mcp_(api),
       server_(std::make_unique<httplib::Server>()),
       queued_(std::make_shared<std::atomic<size_t>>(0)),
       watchdog_(ConnectionWatchdogOptions{
@@ -337,6 +360,12 @@ void HttpServer::Route() {
   s.Get("/healthz", [this, reply](const httplib::Request&, httplib::Response& res) {
     reply(res, api_->Health());
   });
+  const auto mcp = [this](const httplib::Request& req, httplib::Response& res) {
+    ServeMcp(req, res);
+  };
+  s.Post("/mcp", mcp);
+  s.Get("/mcp", mcp);
+  s.Delete("/mcp", mcp);
 
   // A known path with the wrong method: 405 and the methods it takes.
   const auto wrong_method = [](const char* allow) {

@@ -8,6 +8,8 @@
 //   GET    /v1/config       settings with their sources, store counts
 //   POST   /v1/reload       resolve the configuration again and put it in force
 //   GET    /healthz         {status: "ok"}
+//   POST   /mcp             MCP over Streamable HTTP (src/server/mcp_http.h);
+//   DELETE /mcp             ends a session; GET is 405
 //
 // Every answer is JSON. Errors read {"error": {"code", "message"}} with
 // 400 (bad argument, or JSON that src/common/json_text.h refuses), 401 (missing or wrong
@@ -39,6 +41,7 @@
 
 #include "engram/status.h"
 #include "src/server/connection_watchdog.h"
+#include "src/server/mcp_http.h"
 #include "src/server/memory_api.h"
 #include "src/server/server_options.h"
 
@@ -77,8 +80,12 @@ class HttpServer {
   // watchdog the body is in and the handler runs.
   Result<nlohmann::json> BodyJson(const httplib::Request& req);
 
+  // Answers /mcp: the scopes from the options, else from the URL.
+  void ServeMcp(const httplib::Request& req, httplib::Response& res);
+
   MemoryApi* api_;
   ServerOptions options_;
+  McpHttpTransport mcp_;
   std::unique_ptr<httplib::Server> server_;
   std::shared_ptr<std::atomic<size_t>> queued_;  // connections waiting for a thread
   ConnectionWatchdog watchdog_;

@@ -31,8 +31,9 @@ bool HasStructuredContent(const std::string& version) { return version >= "2025-
 bool ArgumentErrorsAreToolErrors(const std::string& version) { return version >= "2025-11-25"; }
 
 // Reads one line of `in` (without its newline) into `*line`, keeping at
-// most `limit` bytes in memory: the bytes past it are counted into
-// `*bytes` and dropped. False at the end of input with nothing read.
+// most `limit` bytes in memory (the line's first ones, where its id
+// usually is): the bytes past it are counted into `*bytes` and dropped. False at the end of input
+// with nothing read.
 bool ReadBoundedLine(std::istream& in, size_t limit, std::string* line, size_t* bytes) {
   line->clear();
   *bytes = 0;
@@ -44,8 +45,54 @@ bool ReadBoundedLine(std::istream& in, size_t limit, std::string* line, size_t* 
     if (++*bytes <= limit) line->push_back(static_cast<char>(c));
   }
   in.setstate(std::ios::eofbit);
-  if (*bytes > limit) line->clear();
   return any;
+}
+
+// The top-level "id" of a frame that does not parse, when its text shows
+// one (a string or a number); null otherwise. Scans the top-level object's
+// members, skipping strings and nested values, without building anything.
+json RecoverId(std::string_view text) {
+  size_t depth = 0;
+  bool expect_key = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      size_t end = i + 1;
+      while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+      if (end >= text.size()) return nullptr;
+      const std::string_view key = text.substr(i, end - i + 1);
+      i = end;
+      if (depth != 1 || !expect_key) continue;
+      expect_key = false;
+      if (key != "\"id\"") continue;
+      size_t at = text.find_first_not_of(" \t\r\n", end + 1);
+      if (at == std::string_view::npos || text[at] != ':') return nullptr;
+      at = text.find_first_not_of(" \t\r\n", at + 1);
+      if (at == std::string_view::npos) return nullptr;
+      size_t stop = at;
+      if (text[at] == '"') {
+        stop = at + 1;
+        while (stop < text.size() && text[stop] != '"') stop += text[stop] == '\\' ? 2 : 1;
+        ++stop;
+      } else {
+        stop = text.find_first_of(",} \t\r\n", at);
+      }
+      if (stop == std::string_view::npos || stop > text.size()) return nullptr;
+      auto id = ParseJson(text.substr(at, stop - at), "");
+      if (id.ok() && (id->is_string() || id->is_number())) return *id;
+      return nullptr;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+      expect_key = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) return nullptr;
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      expect_key = true;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -57,13 +104,16 @@ const std::vector<std::string>& McpProtocolVersions() {
 }
 
 std::optional<std::string> McpServer::Handle(std::string_view message) {
-  auto read = ParseJson(message, "Parse error");
-  if (!read.ok()) return DumpJson(ErrorMessage(nullptr, kParseError, read.status().message()));
+  const std::string text = ReplaceLoneSurrogateEscapes(message);
+  auto read = ParseJson(text, "Parse error");
+  if (!read.ok()) {
+    const json id = RecoverId(text);
+    if (id.is_null()) return std::nullopt;  // MCP allows no null id: nothing to answer
+    return DumpJson(ErrorMessage(id, kParseError, read.status().message()));
+  }
   const json& parsed = *read;
   if (parsed.is_array()) {
-    if (parsed.empty()) {
-      return DumpJson(ErrorMessage(nullptr, kInvalidRequest, "Invalid Request: empty batch"));
-    }
+    if (parsed.empty()) return std::nullopt;  // no request in it, no id to answer
     json answers = json::array();
     for (const json& m : parsed) {
       if (auto a = HandleOne(m)) answers.push_back(std::move(*a));
@@ -78,19 +128,26 @@ std::optional<std::string> McpServer::Handle(std::string_view message) {
 
 std::optional<json> McpServer::HandleOne(const json& message) {
   // A request's id is a string or a number; anything else makes it
-  // invalid, and then the error's id is null.
+  // invalid, and it gets no answer (MCP allows no null id).
   json id = nullptr;
   const bool has_id = message.is_object() && message.contains("id");
+  // A response from the client (to a request this server never sends):
+  // read, not answered.
+  if (has_id && !message.contains("method") &&
+      (message.contains("result") || message.contains("error"))) {
+    return std::nullopt;
+  }
   if (has_id && (message["id"].is_string() || message["id"].is_number())) id = message["id"];
   if (!message.is_object() || message.value("jsonrpc", json()) != "2.0" ||
       !message.contains("method") || !message["method"].is_string() || (has_id && id.is_null())) {
-    if (message.is_object() && !has_id && message.contains("method")) return std::nullopt;
+    if (id.is_null()) return std::nullopt;
     return ErrorMessage(id, kInvalidRequest,
                         "Invalid Request: expected a JSON-RPC 2.0 request object with "
                         "\"jsonrpc\": \"2.0\", a string \"method\" and a string or number \"id\"");
   }
   const std::string method = message["method"].get<std::string>();
-  const json params = message.value("params", json::object());
+  json params = message.value("params", json::object());
+  if (params.is_null()) params = json::object();
   if (!has_id) return std::nullopt;  // a notification: nothing to answer
   if (!params.is_object()) {
     return ErrorMessage(id, kInvalidParams, "Invalid params: \"params\" must be an object");
@@ -133,23 +190,27 @@ Result<json> McpServer::Initialize(const json& params) {
               {"instructions",
                "engram is a long-term memory. Call memory_search before answering questions "
                "that may depend on what the user said or decided before; call memory_add to "
-               "keep a short fact, lesson or preference worth remembering."}};
+               "keep a short fact, lesson or preference worth remembering, and memory_update "
+               "when one has changed. An empty search means nothing stored matches."}};
 }
 
-json McpServer::ToolList() const { return McpToolDefinitions(api_->limits()); }
+json McpServer::ToolList() const {
+  return McpToolDefinitions(api_->limits(), scopes_, HasStructuredContent(protocol_version_));
+}
 
 Result<json> McpServer::CallTool(const json& params) {
   const auto name = params.find("name");
   if (name == params.end() || !name->is_string()) {
     return InvalidArgument("Invalid params: tools/call needs a string \"name\"");
   }
-  const json arguments = params.value("arguments", json::object());
+  json arguments = params.value("arguments", json::object());
+  if (arguments.is_null()) arguments = json::object();
   if (!arguments.is_object()) {
     return InvalidArgument("Invalid params: \"arguments\" must be an object");
   }
   const std::string tool = name->get<std::string>();
   if (!IsMcpTool(tool)) return InvalidArgument("Unknown tool: " + tool);
-  auto answer = CallMcpTool(api_, tool, arguments);
+  auto answer = CallMcpTool(api_, scopes_, tool, arguments);
   if (!answer.ok()) {
     const Status& s = answer.status();
     // Arguments the tool refuses: a protocol error up to 2025-06-18; from
@@ -162,11 +223,16 @@ Result<json> McpServer::CallTool(const json& params) {
     return json{{"content", json::array({{{"type", "text"}, {"text", s.message()}}})},
                 {"isError", true}};
   }
-  json result = {
-      {"content", json::array({{{"type", "text"}, {"text", McpToolText(tool, *answer)}}})},
-      {"isError", false}};
-  if (HasStructuredContent(protocol_version_)) result["structuredContent"] = std::move(*answer);
-  return result;
+  json content = json::array({{{"type", "text"}, {"text", McpToolText(tool, *answer)}}});
+  if (!HasStructuredContent(protocol_version_)) {
+    return json{{"content", std::move(content)}, {"isError", false}};
+  }
+  // Structured output, and the same JSON as text for hosts that read only
+  // the content (as the specification asks).
+  content.push_back({{"type", "text"}, {"text", DumpJson(*answer)}});
+  return json{{"content", std::move(content)},
+              {"structuredContent", std::move(*answer)},
+              {"isError", false}};
 }
 
 void McpServer::Serve(std::istream& in, std::ostream& out) {
@@ -175,7 +241,9 @@ void McpServer::Serve(std::istream& in, std::ostream& out) {
   size_t line_bytes = 0;
   while (ReadBoundedLine(in, limit, &line, &line_bytes)) {
     if (line_bytes > limit) {
-      out << DumpJson(ErrorMessage(nullptr, kInvalidRequest,
+      const json id = RecoverId(line);
+      if (id.is_null()) continue;  // no id to answer
+      out << DumpJson(ErrorMessage(id, kInvalidRequest,
                                    "Invalid Request: message of " + std::to_string(line_bytes) +
                                        " bytes; the limit is " + std::to_string(limit)))
           << "\n";

@@ -1,14 +1,19 @@
 // McpServer: engram as a Model Context Protocol server on stdio.
 //
-// JSON-RPC 2.0, one message per line (the MCP stdio transport). Methods:
+// JSON-RPC 2.0: Handle answers one message (the Streamable HTTP transport
+// of src/server/http_server.h calls it per POST); Serve reads one message
+// per line (the stdio transport). Methods:
 // `initialize` (the protocol version is negotiated: the client's when this
 // server speaks it, else the newest this server speaks), `ping`,
-// `tools/list`, `tools/call`; notifications are read and not answered.
+// `tools/list`, `tools/call`; notifications, and responses from the client,
+// are read and not answered.
 // Tools: memory_search, memory_add, memory_forget, memory_list, each with
 // a JSON Schema for its input, each a thin mapping onto MemoryApi.
 //
-// Errors follow JSON-RPC: -32700 for JSON that src/common/json_text.h
-// refuses (id null), -32600 for a message that is not a request (or a line
+// Errors follow JSON-RPC, with the request's id: -32700 for JSON that
+// src/common/json_text.h refuses (the id recovered from the text when it
+// shows one: MCP allows no null id, so a frame whose id cannot be read gets
+// no answer), -32600 for a message that is not a request (or a line
 // over limits.max_body_bytes, refused as it is read, so no more than the
 // limit of it is ever held in memory),
 // -32601 for an unknown method, -32602 for an unknown tool or malformed
@@ -17,7 +22,8 @@
 // 2025-06-18 and, as 2025-11-25 says, a tool result with isError true from
 // then on. A tool that runs and fails (an id that does not exist, a store
 // error) answers a result with isError true. Nothing a client sends stops
-// the server; it ends when its input does.
+// the server; it ends when its input does. A lone UTF-16 surrogate escape
+// in a string (a client that cut an emoji in half) is read as U+FFFD.
 //
 // Thread-safety: one Serve loop per instance. Ownership: the MemoryApi
 // must outlive it.
@@ -28,10 +34,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "src/server/mcp_tools.h"
 #include "src/server/memory_api.h"
 
 namespace engram {
@@ -41,7 +49,9 @@ const std::vector<std::string>& McpProtocolVersions();
 
 class McpServer {
  public:
-  explicit McpServer(MemoryApi* api) : api_(api) {}
+  // `scopes`: the scopes the host opened (src/server/mcp_tools.h).
+  explicit McpServer(MemoryApi* api, McpScopes scopes = {})
+      : api_(api), scopes_(std::move(scopes)) {}
 
   // Answers one message; nullopt when none is due (a notification, or a
   // batch of them).
@@ -64,6 +74,7 @@ class McpServer {
   nlohmann::json ToolList() const;
 
   MemoryApi* api_;
+  McpScopes scopes_;
   std::string protocol_version_;
 };
 

@@ -55,16 +55,137 @@ TEST_F(McpServerTest, NegotiatesTheProtocolVersion) {
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
 }
 
-TEST_F(McpServerTest, ListsFourToolsEachWithAnInputSchema) {
+// As the MCP reference servers define theirs: a title, the hints a host
+// uses to decide whether to ask first, an input schema and (from
+// 2025-06-18) an output schema, and a description that tells a model when
+// to call the tool.
+TEST_F(McpServerTest, ListsEveryToolWithTitleAnnotationsAndSchemas) {
+  Request("initialize", {{"protocolVersion", "2025-06-18"}});
   const json r = Request("tools/list", json::object());
   std::vector<std::string> names;
   for (const json& t : r["result"]["tools"]) {
     names.push_back(t["name"]);
     EXPECT_EQ(t["inputSchema"]["type"], "object") << t;
-    EXPECT_FALSE(t["description"].get<std::string>().empty());
+    EXPECT_EQ(t["outputSchema"]["type"], "object") << t;
+    EXPECT_FALSE(t["title"].get<std::string>().empty()) << t;
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint"}) {
+      EXPECT_TRUE(t["annotations"][hint].is_boolean()) << hint << " of " << t;
+    }
+    const std::string description = t["description"];
+    EXPECT_GT(description.size(), 120u) << t;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"memory_search", "memory_add", "memory_update",
-                                             "memory_forget", "memory_list"}));
+                                             "memory_forget", "memory_list", "memory_scopes"}));
+  const json& tools = r["result"]["tools"];
+  EXPECT_TRUE(tools[0]["annotations"]["readOnlyHint"]) << "search reads";
+  EXPECT_TRUE(tools[3]["annotations"]["destructiveHint"]) << "forget deletes";
+  const std::string search = tools[0]["description"];
+  EXPECT_NE(search.find("Call it before answering"), std::string::npos) << "when to call it";
+  EXPECT_NE(search.find("Phrase the query"), std::string::npos) << "how to phrase a query";
+  EXPECT_NE(search.find("An empty result means"), std::string::npos) << "what empty means";
+
+  Request("initialize", {{"protocolVersion", "2025-03-26"}});
+  const json older = Request("tools/list", json::object());
+  for (const json& t : older["result"]["tools"]) {
+    EXPECT_FALSE(t.contains("outputSchema")) << "no structured output before 2025-06-18: " << t;
+  }
+}
+
+TEST_F(McpServerTest, ALoneSurrogateIsReadAsTheReplacementCharacter) {
+  Request("initialize", {{"protocolVersion", "2025-06-18"}});
+  // A client cut "\ud83d\ude00" in half.
+  const std::string frame =
+      R"({"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"memory_add",)"
+      R"("arguments":{"content":"party time \ud83d","tags":["x\udc00y"]}}})";
+  auto answer = mcp_.Handle(frame);
+  ASSERT_TRUE(answer);
+  json r = json::parse(*answer);
+  EXPECT_EQ(r["id"], 41);
+  ASSERT_EQ(r["result"]["isError"], false) << r;
+  r = Tool("memory_list", json::object());
+  const json& fact = r["result"]["structuredContent"]["facts"][0];
+  EXPECT_EQ(fact["content"], "party time \xEF\xBF\xBD") << r;
+  EXPECT_EQ(fact["tags"][0], "x\xEF\xBF\xBDy") << r;
+  // A whole pair, and an escaped backslash before "u", are left as they are.
+  answer =
+      mcp_.Handle(R"({"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"memory_add",)"
+                  R"("arguments":{"content":"smile \ud83d\ude00 and C:\\ud83d"}}})");
+  ASSERT_TRUE(answer);
+  r = Tool("memory_search", {{"query", "smile"}});
+  EXPECT_EQ(r["result"]["structuredContent"]["hits"][0]["fact"]["content"],
+            "smile \xF0\x9F\x98\x80 and C:\\ud83d")
+      << r;
+}
+
+TEST_F(McpServerTest, NullIsAbsentAndAWholeFloatIsAnInteger) {
+  Request("initialize", {{"protocolVersion", "2025-06-18"}});
+  Tool("memory_add", {{"content", "the kettle is in the attic"}});
+  Tool("memory_add", {{"content", "the lantern is in the attic"}});
+  json r = Tool("memory_search", {{"query", "attic"},
+                                  {"k", 1.0},
+                                  {"scope", nullptr},
+                                  {"mode", nullptr},
+                                  {"tags_any", nullptr}});
+  ASSERT_EQ(r["result"]["isError"], false) << r;
+  EXPECT_EQ(r["result"]["structuredContent"]["hits"].size(), 1u) << r;
+  r = Tool("memory_list", {{"limit", 5.0}, {"offset", 1.0}});
+  EXPECT_EQ(r["result"]["structuredContent"]["count"], 1) << r;
+  r = Tool("memory_search", {{"query", "attic"}, {"k", 1.5}});
+  EXPECT_EQ(r["error"]["code"], -32602) << "a fraction is not an integer: " << r;
+}
+
+TEST_F(McpServerTest, StructuredContentIsTheTextsJsonAndTheTextShowsScopeKindAndDates) {
+  Request("initialize", {{"protocolVersion", "2025-06-18"}});
+  Tool("memory_add", {{"content", "Deploys go out on Tuesdays"}, {"kind", "lesson"}});
+  const json r = Tool("memory_search", {{"query", "when do deploys go out"}});
+  const json& content = r["result"]["content"];
+  ASSERT_EQ(content.size(), 2u) << r;
+  EXPECT_EQ(json::parse(content[1]["text"].get<std::string>()), r["result"]["structuredContent"]);
+  const std::string text = content[0]["text"];
+  EXPECT_NE(text.find("scope default, kind lesson, created 20"), std::string::npos) << text;
+  EXPECT_NE(text.find(", updated 20"), std::string::npos) << text;
+  const json empty = Tool("memory_search", {{"query", "zebra migration routes"}});
+  EXPECT_NE(empty["result"]["content"][0]["text"].get<std::string>().find("No fact matches"),
+            std::string::npos)
+      << empty;
+}
+
+TEST(McpServerScopesTest, APinnedScopeTakesEveryWriteAndReadOnlyScopesAreRead) {
+  testing::ServedStore store;
+  McpServer open(&store.Api());
+  McpServer pinned(&store.Api(), McpScopes{"alice", {"team"}});
+  int id = 0;
+  const auto tool = [&id](McpServer& server, const std::string& name, const json& arguments) {
+    const json message = {{"jsonrpc", "2.0"},
+                          {"id", ++id},
+                          {"method", "tools/call"},
+                          {"params", {{"name", name}, {"arguments", arguments}}}};
+    return json::parse(*server.Handle(message.dump()))["result"];
+  };
+  for (McpServer* s : {&open, &pinned}) {
+    s->Handle(R"({"jsonrpc":"2.0","id":0,"method":"initialize",)"
+              R"("params":{"protocolVersion":"2025-11-25"}})");
+  }
+  tool(open, "memory_add", {{"content", "the team meets on Mondays"}, {"scope", "team"}});
+  tool(open, "memory_add", {{"content", "bob likes green tea"}, {"scope", "bob"}});
+  json r = tool(pinned, "memory_add", {{"content", "alice likes black coffee"}});
+  EXPECT_EQ(r["structuredContent"]["facts"][0]["scope"], "alice") << r;
+  r = tool(pinned, "memory_add", {{"content", "x"}, {"scope", "team"}});
+  EXPECT_EQ(r["isError"], true) << "read-only: " << r;
+  EXPECT_NE(r["content"][0]["text"].get<std::string>().find("'team' is not open"),
+            std::string::npos)
+      << r;
+  r = tool(pinned, "memory_search", {{"query", "bob tea"}, {"scope", "bob"}});
+  EXPECT_EQ(r["isError"], true) << r;
+  r = tool(pinned, "memory_list", json::object());
+  EXPECT_EQ(r["structuredContent"]["count"], 2) << "alice's and the team's: " << r;
+  r = tool(pinned, "memory_scopes", json::object());
+  EXPECT_EQ(r["structuredContent"]["scopes"],
+            json::parse(R"([{"name":"alice","facts":1,"writable":true},)"
+                        R"({"name":"team","facts":1,"writable":false}])"))
+      << r;
+  r = tool(open, "memory_scopes", json::object());
+  EXPECT_EQ(r["structuredContent"]["scopes"].size(), 3u) << r;
 }
 
 TEST_F(McpServerTest, ToolsAddSearchListForget) {
@@ -94,18 +215,23 @@ TEST_F(McpServerTest, OlderProtocolsGetTextOnly) {
 }
 
 TEST_F(McpServerTest, ErrorsAreJsonRpcErrorObjects) {
+  // The id is read from a frame cut short: MCP allows no null id, and a
+  // client waits for the answer to its own.
   auto answer = mcp_.Handle("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
   ASSERT_TRUE(answer);
   json r = json::parse(*answer);
   EXPECT_EQ(r["error"]["code"], -32700);
-  EXPECT_TRUE(r["id"].is_null());
+  EXPECT_EQ(r["id"], 1);
+  answer = mcp_.Handle(R"({"method": "ping", "params": {"a": [1, {"id": 5}]}, "id": "x-1", "b": )");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(json::parse(*answer)["id"], "x-1") << "the top-level id, not a nested one";
+  EXPECT_FALSE(mcp_.Handle("not json")) << "no id to answer: no answer";
 
   r = Call({{"jsonrpc", "1.0"}, {"id", 2}, {"method", "ping"}});
   EXPECT_EQ(r["error"]["code"], -32600);
-  r = Call(json::array());
-  EXPECT_EQ(r["error"]["code"], -32600);
-  r = Call({{"jsonrpc", "2.0"}, {"id", json::object()}, {"method", "ping"}});
-  EXPECT_EQ(r["error"]["code"], -32600);
+  EXPECT_EQ(Call(json::array()), nullptr) << "an empty batch has no id to answer";
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", json::object()}, {"method", "ping"}}), nullptr);
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", "ping"}}), nullptr);
   r = Request("resources/list", json::object());
   EXPECT_EQ(r["error"]["code"], -32601);
   EXPECT_EQ(r["id"], id_);
@@ -155,24 +281,28 @@ TEST_F(McpServerTest, ANumberBeyondADoubleIsAParseErrorNotACrash) {
   ASSERT_TRUE(answer);
   const json r = json::parse(*answer);
   EXPECT_EQ(r["error"]["code"], -32700) << r;
-  EXPECT_TRUE(r["id"].is_null()) << r;
+  EXPECT_EQ(r["id"], 2) << r;
   EXPECT_EQ(r["error"]["message"], "Parse error: number out of range at byte 59") << r;
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
 }
 
 TEST_F(McpServerTest, ALineOverTheLimitIsRefusedAndTheNextOneServed) {
   const size_t limit = store_.Api().limits().max_body_bytes;
-  std::istringstream in(std::string(limit + 10, ' ') + "x\n" +
-                        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n" +
-                        std::string(limit + 1, 'y'));
+  const std::string big = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"x":")" +
+                          std::string(limit, 'a') + "\"}}";
+  std::istringstream in(big + "\n" + std::string(limit + 10, ' ') + "x\n" +
+                        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n" + "{\"id\":8," +
+                        std::string(limit, 'y'));
   const std::vector<json> answers = ServeLines(&in);
-  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_EQ(answers.size(), 3u) << "a line without an id gets no answer";
+  EXPECT_EQ(answers[0]["id"], 5);
   EXPECT_EQ(answers[0]["error"]["code"], -32600);
   EXPECT_EQ(answers[0]["error"]["message"], "Invalid Request: message of " +
-                                                std::to_string(limit + 11) +
+                                                std::to_string(big.size()) +
                                                 " bytes; the limit is " + std::to_string(limit));
   EXPECT_EQ(answers[1]["id"], 7);
-  EXPECT_EQ(answers[2]["error"]["code"], -32600) << "a last line without a newline counts too";
+  EXPECT_EQ(answers[2]["id"], 8) << "a last line without a newline counts too";
+  EXPECT_EQ(answers[2]["error"]["code"], -32600);
 }
 
 TEST_F(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
@@ -193,10 +323,9 @@ TEST_F(McpServerTest, ServeReadsLinesUntilTheInputEnds) {
       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
   const std::vector<json> answers = ServeLines(&in);
-  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_EQ(answers.size(), 2u) << "\"not json\" has no id to answer";
   EXPECT_EQ(answers[0]["id"], 1);
-  EXPECT_EQ(answers[1]["error"]["code"], -32700);
-  EXPECT_EQ(answers[2]["id"], 2);
+  EXPECT_EQ(answers[1]["id"], 2);
 }
 
 }  // namespace

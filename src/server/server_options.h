@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace engram {
 
@@ -53,6 +54,12 @@ struct ServerOptions {
   // none. Requests from any other Origin get 403 (src/server/request_guard.h).
   std::string allowed_origins;
   RequestLimits limits;
+  // The scope MCP sessions over HTTP (/mcp) are bound to, and the scopes
+  // they may also read (src/server/mcp_tools.h, McpScopes); default none:
+  // a session is bound by its URL (/mcp?scope=NAME&read_scope=OTHER), or
+  // to no scope at all.
+  std::string mcp_scope;
+  std::vector<std::string> mcp_read_scopes;
 };
 
 }  // namespace engram

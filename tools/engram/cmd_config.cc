@@ -50,7 +50,7 @@ void PrintQuality(std::ostream& out, const ResolvedConfig& config, const StoreSt
                config.embedder.dimensions == 0 ? "native"
                                                : std::to_string(config.embedder.dimensions)));
   if (config.embed_provider.rfind("local", 0) == 0) {
-    line("embed model file", config.model.found()
+    line("embed model file", config.model.Found()
                                  ? config.model.path + "  (" + config.model.why + ")"
                                  : config.model.NotFoundMessage(kUseLiteModelFileName));
   }

@@ -41,12 +41,15 @@ void RegisterServe(CLI::App& app, Cli& cli) {
     std::string host;
     int port = -1;
     int threads = 0;
+    std::string mcp_scope;
+    std::vector<std::string> mcp_read_scopes;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("serve", "Serve the memory over an HTTP JSON API");
   sub->footer(
       "Routes: POST/GET /v1/facts, GET/DELETE /v1/facts/{id}, POST /v1/search, GET /v1/config,\n"
-      "POST /v1/reload, GET /healthz. SIGHUP reloads the configuration; SIGTERM drains.\n"
+      "POST /v1/reload, GET /healthz; MCP over Streamable HTTP at /mcp.\n"
+      "SIGHUP reloads the configuration; SIGTERM drains.\n"
       "Any address but 127.0.0.1, ::1 or localhost needs server.token (ENGRAM_SERVER_TOKEN).\n"
       "Example: engram serve --port 7411");
   sub->add_option("--host", args->host, "Address to listen on (default: server.host, 127.0.0.1)");
@@ -54,6 +57,11 @@ void RegisterServe(CLI::App& app, Cli& cli) {
       ->check(CLI::Range(0, 65535));
   sub->add_option("--threads", args->threads, "Threads serving connections (default: 64)")
       ->check(CLI::Range(1, 1024));
+  sub->add_option("--mcp-scope", args->mcp_scope,
+                  "Bind every MCP session at /mcp to this scope (default: the URL's ?scope=)");
+  sub->add_option("--mcp-read-scope", args->mcp_read_scopes,
+                  "A scope MCP sessions may also read (repeatable; with --mcp-scope)")
+      ->needs("--mcp-scope");
   cli.OnRun(sub, [&cli, args]() -> int {
     if (!args->host.empty()) cli.SetFlag("server.host", args->host);
     if (args->port >= 0) cli.SetFlag("server.port", std::to_string(args->port));
@@ -62,6 +70,8 @@ void RegisterServe(CLI::App& app, Cli& cli) {
     const BlockedSignals signals({SIGHUP, SIGTERM, SIGINT});
     auto served = OpenServed(cli);
     if (!served.ok()) return cli.Fail(served.status());
+    served->server.mcp_scope = args->mcp_scope;
+    served->server.mcp_read_scopes = args->mcp_read_scopes;
     auto server = HttpServer::Create(served->api.get(), served->server);
     if (!server.ok()) return cli.UsageError(server.status().message());
     if (Status s = (*server)->Start(); !s.ok()) return cli.Fail(s);
