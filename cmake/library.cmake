@@ -78,7 +78,7 @@ set(CPACK_PACKAGE_NAME engram)
 set(CPACK_PACKAGE_VENDOR engram)
 set(CPACK_PACKAGE_CONTACT "engram maintainers <engram@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "long-term memory of short facts for LLM agents")
-set(CPACK_PACKAGE_DESCRIPTION
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
   "engram stores short facts in one SQLite file and returns the right ones for a query, fusing "
   "semantic (an embedded model), lexical (BM25) and temporal signals. The package holds the "
   "shared library libengram with its C and C++ headers, CMake and pkg-config files, the "

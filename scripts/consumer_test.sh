@@ -56,7 +56,8 @@ check_prefix() {
     fi
   done
 
-  "${env[@]}" "$prefix/bin/engram" --db "$out/cli.db" config >"$out/config.out" 2>&1 ||
+  # Run as a user runs it, found on PATH.
+  "${env[@]}" PATH="$prefix/bin:$PATH" engram --db "$out/cli.db" config >"$out/config.out" 2>&1 ||
     { cat "$out/config.out"; fail "$name: engram config failed"; }
   grep -q "embed model file .*share/engram/models/use-lite-en.bin  (found in .*(the install prefix))" \
     "$out/config.out" || fail "$name: engram config does not say the model is the prefix's: $(grep 'model file' "$out/config.out")"

@@ -115,9 +115,12 @@ ENGRAM_EXPORT void engram_options_create_if_missing(engram_options_t* options, i
 typedef struct engram_t engram_t;
 
 /* Opens (or creates) the store at `path`, an SQLite file; NULL takes the
- * options' "db" key, else $ENGRAM_HOME/memory.db. `options` may be NULL
- * for the defaults. The configured embedder is loaded; one that cannot be
- * (the embedded model's file missing, say) leaves the store keyword-only
+ * options' "db" key, else memory.db in the user's data directory
+ * (~/.local/share/engram; $ENGRAM_HOME with engram_options_read_config).
+ * `options` may be NULL for the defaults. The embedded model is looked up
+ * in the user's data directory, then the install prefix's
+ * share/engram/models (and $ENGRAM_HOME/models first when read_config). The configured embedder is
+ * loaded; one that cannot be (the embedded model's file missing, say) leaves the store keyword-only
  * with a warning (engram_warning_count). */
 ENGRAM_EXPORT engram_code engram_open(const engram_options_t* options, const char* path,
                                       engram_t** out, char** errmsg);

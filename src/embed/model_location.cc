@@ -79,8 +79,13 @@ std::string InstalledModelsDir() {
       info.dli_fname == nullptr) {
     return "";
   }
+  // A library's own path; for the main program (the engram CLI, linked
+  // statically) the loader may give the name it was run by, found on
+  // PATH, so its path is the kernel's.
+  fs::path file(info.dli_fname);
+  if (!file.is_absolute()) file = "/proc/self/exe";
   std::error_code ec;
-  const fs::path self = fs::canonical(fs::path(info.dli_fname), ec);
+  const fs::path self = fs::canonical(file, ec);
   if (ec) return "";
   for (const char* relative : {ENGRAM_MODELS_FROM_LIBDIR, ENGRAM_MODELS_FROM_BINDIR}) {
     const fs::path dir = (self.parent_path() / relative).lexically_normal();
