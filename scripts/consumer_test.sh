@@ -92,6 +92,19 @@ fi
 cmake --install "$build" --prefix "$work/prefix" --strip >"$work/install.log"
 check_prefix "$work/prefix" install
 
+# Only the public API leaves the library: each engram:: name it exports is
+# declared in an installed header, and no library it links is re-exported.
+lib="$work/prefix/lib/libengram.so.0.1"
+nm -D --defined-only -C "$lib" | sed -n 's/^[0-9a-f]* [A-Za-z] //p' >"$work/symbols"
+grep -q '^engram_open$' "$work/symbols" || fail "$lib does not export engram_open"
+while read -r name; do
+  grep -rqw "$name" "$work/prefix/include/engram" ||
+    fail "$lib exports engram::$name, which no installed header declares"
+done < <(sed -n 's/^engram::\([A-Za-z_]*\).*/\1/p' "$work/symbols" | sort -u)
+if grep -E '^(sqlite3_|u_|ucol_|cblas_|SSL_|toml::|httplib::)' "$work/symbols"; then
+  fail "$lib re-exports the symbols above of a library it links"
+fi
+
 # 2. The .deb, unpacked
 (cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work/package" >"$work/cpack.log") ||
   { cat "$work/cpack.log"; fail "cpack failed"; }
