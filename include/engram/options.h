@@ -1,5 +1,9 @@
-// Options for the engine and for one search. Every field states its unit and
-// default; src/config fills them from defaults < file < environment < flags.
+// Options for the engine and for one search. Each field's default is its
+// initialiser, written here once: the configuration's help lines take it
+// from here, docs/CONFIG.md documents it (ConfigDocTest holds the two
+// together), and the defaults that depend on the embedding provider are
+// DefaultsForProvider's alone. src/config fills the fields from defaults <
+// file < environment < flags.
 #ifndef ENGRAM_OPTIONS_H_
 #define ENGRAM_OPTIONS_H_
 
@@ -23,19 +27,19 @@ class Llm;
 // BM25 over content and tags (DESIGN §4), Lucene idf.
 struct Bm25Options {
   // Term-frequency saturation. Higher lets repeated terms count for more.
-  // Default 0.9 (Anserini's); range [0, 10].
+  // Anserini's by default; range [0, 10].
   double k1 = 0.9;
-  // Length normalisation, 0 = none, 1 = full. Default 0.4; range [0, 1].
+  // Length normalisation, 0 = none, 1 = full; range [0, 1].
   double b = 0.4;
   // Weight of a term found in the tags relative to one in the content.
-  // Default 1 (a tag counts like a word of the text); 0 makes tags
+  // By default a tag counts like a word of the text; 0 makes tags
   // unsearchable; range [0, 10].
   double tag_boost = 1.0;
 };
 
 // Recency x use (DESIGN §4).
 struct TemporalOptions {
-  // Days for the recency factor to halve. Default 30; range (0, 36500].
+  // Days for the recency factor to halve; range (0, 36500].
   double half_life_days = 30.0;
 };
 
@@ -59,24 +63,24 @@ ENGRAM_EXPORT Result<FusionMode> ParseFusionMode(const std::string& text);
 // embedded model's (provider `local`, the CLI's default); another
 // provider's are DefaultsForProvider's (below).
 struct FusionWeights {
-  double semantic = 0.34;  // default 0.34 (local; 0.55 for the other providers)
-  double lexical = 0.51;   // default 0.51 (local; 0.30 for the other providers)
-  double temporal = 0.15;  // default 0.15
+  double semantic = 0.34;
+  double lexical = 0.51;
+  double temporal = 0.15;
 };
 
 struct FusionOptions {
   FusionWeights weights;
   // k of reciprocal rank fusion: score = sum over rankings of 1 / (k + rank).
-  // Default 60; range [1, 1000].
+  // Range [1, 1000].
   double rrf_k = 60.0;
   // When a blended or rrf search finds no candidate at all (no query term
   // matched, no vector above the floor), answer with the scope's facts by
   // recency instead of nothing; the response says they are recent facts,
-  // not matches (SearchResponse::temporal_fallback). Default false: an
+  // not matches (SearchResponse::temporal_fallback). Off by default: an
   // agent shown unrelated facts as results takes them for answers.
   bool temporal_fallback = false;
   // Blended results scoring below this are dropped (scores are in [0, 1]).
-  // Default 0: none dropped. Raise it to keep weak matches away from a
+  // None dropped by default. Raise it to keep weak matches away from a
   // model that trusts whatever it is given; other modes ignore it.
   double min_score = 0.0;
   // A blended or rrf search answers only when some candidate shows
@@ -86,34 +90,32 @@ struct FusionOptions {
   // query's idf weight (terms in no fact of the scope weigh most).
   // Otherwise it returns nothing (SearchResponse::no_match): a query that
   // shares one ordinary word ("show", "low") with a store about something
-  // else finds nothing. Default 0.3; range [0, 1]; 0 turns the check off.
+  // else finds nothing. Range [0, 1]; 0 turns the check off.
   double min_lexical_coverage = 0.3;
 };
 
 // The semantic signal and its index (DESIGN §4, §6).
 struct VectorOptions {
-  // Vector hits below this cosine are not candidates. Default 0.3, the
-  // embedded model's (0.25 for the other providers: DefaultsForProvider);
-  // range [-1, 1].
+  // Vector hits below this cosine are not candidates. The default is the
+  // embedded model's (another provider's: DefaultsForProvider); range
+  // [-1, 1].
   double min_cosine = 0.3;
   // A cosine that alone shows a candidate is about the query
-  // (FusionOptions::min_lexical_coverage). Default 0.42, chosen for the
+  // (FusionOptions::min_lexical_coverage). The default is chosen for the
   // embedded model on the dev sets (docs/RESULTS.md); range [-1, 1]. A
   // remote model's cosines run on another scale: set it with min_cosine.
   double match_cosine = 0.42;
-  // Vector hits added to the lexical candidates per search. Default 12;
-  // range [0, 10000]. Semantic mode takes max(top_k, k).
+  // Vector hits added to the lexical candidates per search; range
+  // [0, 10000]. Semantic mode takes max(top_k, k).
   size_t top_k = 12;
   // A scope with at least this many vectors is searched with HNSW (persisted
-  // beside the database) instead of exactly. Default 50,000; 0 = always HNSW.
+  // beside the database) instead of exactly; 0 = always HNSW.
   size_t hnsw_threshold = 50000;
-  // Most facts the background worker embeds after one search. Default 500.
+  // Most facts the background worker embeds after one search.
   size_t backfill_batch_max = 500;
   // Facts embedded per call to the provider (add, import, backfill).
-  // Default 64.
   size_t embed_batch = 64;
   // Embed facts that lack a vector in a background thread after searches.
-  // Default true.
   bool background_backfill = true;
 };
 
@@ -135,20 +137,20 @@ ENGRAM_EXPORT Result<HydeEmbed> ParseHydeEmbed(const std::string& text);
 // without it, with a warning.
 struct HydeOptions {
   // Ask the LLM (EngineOptions::llm) for a hypothesis on every search.
-  // Default false: it costs one LLM call per new query.
+  // Off by default: it costs one LLM call per new query.
   bool enabled = false;
-  // 3b: embed the hypothesis for the vector search. Default true; false
-  // keeps HyDE to keyword expansion.
+  // 3b: embed the hypothesis for the vector search; false keeps HyDE to
+  // keyword expansion.
   bool use_vectors = true;
-  // 3a: keywords of the hypothesis merged after the query's own. Default 5;
-  // range [0, 20]; 0 turns expansion off.
+  // 3a: keywords of the hypothesis merged after the query's own; range
+  // [0, 20]; 0 turns expansion off.
   size_t num_keywords = 5;
-  // 3b: the search vector. Default kBoth.
+  // 3b: the search vector.
   HydeEmbed embed = HydeEmbed::kBoth;
-  // Most tokens the LLM may write. Default 200; range [16, 2048].
+  // Most tokens the LLM may write; range [16, 2048].
   size_t max_tokens = 200;
   // Keep hypotheses in the store, keyed by LLM, prompt version and query,
-  // so a repeated query costs no call. Default true.
+  // so a repeated query costs no call.
   bool cache = true;
 };
 
@@ -168,42 +170,42 @@ struct HydeOptions {
 struct VersionOptions {
   // Look for the facts a new fact is a version of when it is written
   // (costs one vector scan of the scope per new fact, and a count of each
-  // term of the pair's facts). Default true.
+  // term of the pair's facts).
   bool link_on_write = true;
-  // Least cosine between two facts for a link. Default 0.5; range [-1, 1].
+  // Least cosine between two facts for a link; range [-1, 1].
   // This model scores unrelated facts of one scope 0.3-0.6, so a low floor
   // links many pairs that are not versions.
   double link_min_cosine = 0.5;
-  // Most facts one new fact is linked to, its nearest first. Default 1;
-  // range [0, 16]; 0 turns write-time links off.
+  // Most facts one new fact is linked to, its nearest first; range
+  // [0, 16]; 0 turns write-time links off.
   size_t link_max = 1;
   // Least weighted term overlap between a fact and an older version of it
   // (src/lexical/term_overlap.h: words rare in the scope count most).
-  // Default 0.4, chosen on the dev sets with timestamps together
+  // The default is chosen on the dev sets with timestamps together
   // (docs/RESULTS.md); range [0, 1]; 0 lets cosine alone decide. Two facts
   // about the same thing share its names and values; two about a scope's
   // usual subject share only its common words.
   double link_min_overlap = 0.4;
   // Order search results so a newer version ranks above the older ones it
-  // is linked to (explicit updates included). Default true.
+  // is linked to (explicit updates included).
   bool newer_first = true;
   // A newer version is lifted above an older one only when its own score is
-  // at least this share of the older's. Default 0 (every successor is
+  // at least this share of the older's (by default every successor is
   // lifted); range [0, 1]. Higher keeps versions that do not answer the
   // query where their own score puts them.
   double lift_min_share = 0.0;
   // Most newer versions one older fact lifts above itself, the best scoring
-  // first. Default 2; range [1, 16]. More puts every look-alike newer fact
+  // first; range [1, 16]. More puts every look-alike newer fact
   // above a fact the query found.
   size_t max_successors = 2;
   // A new fact this close to a current fact of its scope, in the same
   // space, is merged into it instead of stored beside it (tags united, new
   // kind, source, confidence, metadata and expiry applied, its text not
   // kept; AddOutcome::near_duplicate says so). Both conditions hold:
-  // cosine at least merge_min_cosine (default 0.95; range [0, 1]) and
-  // weighted term overlap at least merge_min_overlap (default 0.8; range
-  // [0, 1]), so "port 5432" does not swallow "port 5433" however close
-  // their vectors. merge_near_duplicates false turns it off (default true).
+  // cosine at least merge_min_cosine (range [0, 1]) and weighted term
+  // overlap at least merge_min_overlap (range [0, 1]), so "port 5432" does
+  // not swallow "port 5433" however close their vectors.
+  // merge_near_duplicates false turns it off.
   bool merge_near_duplicates = true;
   double merge_min_cosine = 0.95;
   double merge_min_overlap = 0.8;
@@ -211,13 +213,13 @@ struct VersionOptions {
 
 // Limits that protect the store from bad input.
 struct LimitOptions {
-  // Largest accepted fact content, in bytes. Default 1 MiB.
+  // Largest accepted fact content, in bytes.
   size_t max_content_bytes = 1 << 20;
-  // Most tags on one fact. Default 64.
+  // Most tags on one fact.
   size_t max_tags = 64;
-  // Largest metadata object, serialised, in bytes. Default 64 KiB.
+  // Largest metadata object, serialised, in bytes.
   size_t max_metadata_bytes = 64 << 10;
-  // Longest tag, scope, kind and source, in bytes. Defaults 64, 128, 64, 1024.
+  // Longest tag, scope, kind and source, in bytes.
   size_t max_tag_bytes = 64;
   size_t max_scope_bytes = 128;
   size_t max_kind_bytes = 64;
@@ -226,19 +228,19 @@ struct LimitOptions {
 
 // Attached files (include/engram/context.h): how they are read and split.
 struct ContextOptions {
-  // Files larger than this are skipped with a note, in bytes. Default 1 MiB;
-  // range [1 KiB, 64 MiB]. Larger files are rarely prose or code worth
+  // Files larger than this are skipped with a note, in bytes; range
+  // [1 KiB, 64 MiB]. Larger files are rarely prose or code worth
   // retrieving (logs, dumps) and cost embedding time.
   size_t max_file_bytes = 1 << 20;
-  // Most bytes of one chunk. Default 1,200 (about 300 tokens, near what the
-  // local model reads); range [64, 65536]. Smaller chunks point closer to the
+  // Most bytes of one chunk, by default about 300 tokens, near what the
+  // local model reads; range [64, 65536]. Smaller chunks point closer to the
   // answer but carry less context each.
   size_t chunk_bytes = 1200;
   // Lines a chunk repeats from the end of the one before it, so text cut at a
-  // boundary is still found whole. Default 2; range [0, 100].
+  // boundary is still found whole; range [0, 100].
   size_t overlap_lines = 2;
   // Read a symlink in an attached tree whose target lies outside every
-  // attached root. Default false: such links are skipped with a note, so a
+  // attached root. Off by default: such links are skipped with a note, so a
   // link cannot carry a private file from elsewhere into the memory.
   bool follow_links_out = false;
 };
@@ -250,11 +252,11 @@ struct EngineOptions {
   // Refuse to create a missing database (for read-only commands).
   bool create_if_missing = true;
   // How long to wait for another process's lock before failing, in ms.
-  // Default 5000; a long import holds the write lock for its duration.
+  // A long import holds the write lock for its duration.
   int busy_timeout_ms = 5000;
   // Read-only connections that searches read through, side by side with
   // each other and with writes; a search beyond this many waits for one.
-  // Default 8; range [0, 64]. 0 makes every search read on the engine's
+  // Range [0, 64]. 0 makes every search read on the engine's
   // own connection, one at a time. Fixed at open.
   size_t readers = 8;
   Bm25Options bm25;
@@ -303,7 +305,7 @@ struct FactFilter {
 inline constexpr size_t kMaxSearchK = 10000;
 
 struct SearchOptions {
-  size_t k = 10;                    // results wanted, 1..kMaxSearchK; default 10
+  size_t k = 10;                    // results wanted, 1..kMaxSearchK
   std::vector<std::string> scopes;  // empty means {"default"}
   FusionMode mode = FusionMode::kBlended;
   // Blend weights for this search only; unset: the engine's.
@@ -311,7 +313,7 @@ struct SearchOptions {
   bool explain = false;       // fill SearchHit::explanation
   bool record_access = true;  // bump access_count/last_accessed of hits
   bool hyde = true;           // allow HyDE (when the engine has it on)
-  // Also return superseded facts (explicitly replaced ones). Default false.
+  // Also return superseded facts (explicitly replaced ones).
   bool include_superseded = false;
   FactFilter filter;
 };

@@ -30,22 +30,21 @@ struct RemoteOptions {
   std::string base_url;
   // Bearer token or API key of the provider. Secret.
   std::string api_key;
-  // Bedrock: region and credentials. Default region us-east-1.
+  // Bedrock: region and credentials.
   std::string aws_region = "us-east-1";
   AwsCredentials aws;
-  // Time to establish a connection, in ms. Default 5,000.
+  // Time to establish a connection, in ms.
   int connect_timeout_ms = 5000;
-  // Time for one whole attempt (connect, send, answer), in ms. Default
-  // 30,000. A timed-out attempt is not retried: its budget is spent.
+  // Time for one whole attempt (connect, send, answer), in ms. A timed-out
+  // attempt is not retried: its budget is spent.
   int timeout_ms = 30000;
   // Attempts per call, the first included; retried on 429, 5xx and
-  // connection errors. Default 4; 1 turns retries off.
+  // connection errors; 1 turns retries off.
   int max_attempts = 4;
   // First backoff, in ms; each retry doubles it, up to backoff_max_ms, and
   // waits a random time between half of it and all of it (jitter). A
   // Retry-After header of the answer replaces the backoff when it is no
-  // longer than retry_after_max_ms; a longer one ends the retries. Defaults
-  // 500, 8,000 and 30,000.
+  // longer than retry_after_max_ms; a longer one ends the retries.
   int backoff_initial_ms = 500;
   int backoff_max_ms = 8000;
   int retry_after_max_ms = 30000;
