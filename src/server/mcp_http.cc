@@ -76,21 +76,22 @@ McpHttpAnswer McpHttpTransport::Post(const McpHttpRequest& request) {
                         "' is not one this server speaks (" + versions.front() + " and older)");
   }
   // What the message is decides what the transport does with it; one that
-  // does not parse goes to the server, which reads what id it can.
-  const auto parsed = ParseJson(ReplaceLoneSurrogateEscapes(request.body), "");
-  const json message = parsed.ok() ? *parsed : json();
+  // does not parse goes to the server, which answers the id it shows.
+  const McpFrame frame = ReadMcpFrame(request.body);
+  const json message = frame.message.ok() ? *frame.message : json();
+  const json id = IsRequest(message) ? message["id"] : json();
   std::shared_ptr<Session> session;
   std::string new_id;
   if (request.session_id.empty()) {
     if (!IsInitialize(message)) {
-      return RpcError(400, IsRequest(message) ? message["id"] : json(), -32600,
+      return RpcError(400, id, -32600,
                       "Bad Request: no Mcp-Session-Id header; start a session with initialize");
     }
     new_id = Open(request.scopes, &session);
   } else {
     session = Find(request.session_id);
     if (session == nullptr) {
-      return RpcError(404, IsRequest(message) ? message["id"] : json(), -32001,
+      return RpcError(404, id, -32001,
                       "Session not found: it ended or never began; initialize again");
     }
   }
@@ -98,13 +99,13 @@ McpHttpAnswer McpHttpTransport::Post(const McpHttpRequest& request) {
   {
     std::lock_guard<std::mutex> lock(session->mu);
     session->last_used = std::chrono::steady_clock::now();
-    reply = session->server.Handle(request.body);
+    reply = session->server.Answer(frame);
   }
   if (!reply) {
     // A notification or a response: accepted. A frame with no id to
     // answer: refused, so the client is not left waiting.
-    if (parsed.ok()) return McpHttpAnswer{202, "", "", "", ""};
-    return RpcError(400, nullptr, -32700, "Parse error: " + parsed.status().message());
+    if (frame.message.ok()) return McpHttpAnswer{202, "", "", "", ""};
+    return RpcError(400, nullptr, -32700, frame.message.status().message());
   }
   McpHttpAnswer answer{200, std::move(*reply), "application/json", new_id, ""};
   return answer;

@@ -103,15 +103,19 @@ const std::vector<std::string>& McpProtocolVersions() {
   return versions;
 }
 
-std::optional<std::string> McpServer::Handle(std::string_view message) {
-  const std::string text = ReplaceLoneSurrogateEscapes(message);
-  auto read = ParseJson(text, "Parse error");
-  if (!read.ok()) {
-    const json id = RecoverId(text);
-    if (id.is_null()) return std::nullopt;  // MCP allows no null id: nothing to answer
-    return DumpJson(ErrorMessage(id, kParseError, read.status().message()));
+McpFrame ReadMcpFrame(std::string_view text) {
+  const std::string replaced = ReplaceLoneSurrogateEscapes(text);
+  McpFrame frame{ParseJson(replaced, "Parse error"), nullptr};
+  if (!frame.message.ok()) frame.id = RecoverId(replaced);
+  return frame;
+}
+
+std::optional<std::string> McpServer::Answer(const McpFrame& frame) {
+  if (!frame.message.ok()) {
+    if (frame.id.is_null()) return std::nullopt;  // MCP allows no null id: nothing to answer
+    return DumpJson(ErrorMessage(frame.id, kParseError, frame.message.status().message()));
   }
-  const json& parsed = *read;
+  const json& parsed = *frame.message;
   if (parsed.is_array()) {
     if (parsed.empty()) return std::nullopt;  // no request in it, no id to answer
     json answers = json::array();

@@ -47,6 +47,14 @@ namespace engram {
 // Protocol versions this server speaks, newest first.
 const std::vector<std::string>& McpProtocolVersions();
 
+// One message as read: its JSON (lone surrogates read as U+FFFD), or why
+// it does not parse and the id its text shows (null when none).
+struct McpFrame {
+  Result<nlohmann::json> message;
+  nlohmann::json id;
+};
+McpFrame ReadMcpFrame(std::string_view text);
+
 class McpServer {
  public:
   // `scopes`: the scopes the host opened (src/server/mcp_tools.h).
@@ -54,8 +62,13 @@ class McpServer {
       : api_(api), scopes_(std::move(scopes)) {}
 
   // Answers one message; nullopt when none is due (a notification, or a
-  // batch of them).
-  std::optional<std::string> Handle(std::string_view message);
+  // batch of them, or a frame with no id to answer).
+  std::optional<std::string> Handle(std::string_view message) {
+    return Answer(ReadMcpFrame(message));
+  }
+  // The same for a message already read (the HTTP transport reads it first
+  // to see what it is).
+  std::optional<std::string> Answer(const McpFrame& frame);
 
   // Reads messages line by line from `in` until it ends; writes each answer
   // as one line to `out` and flushes it.

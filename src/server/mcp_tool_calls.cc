@@ -2,7 +2,9 @@
 // opened enforced, the call mapped onto MemoryApi, and the answer's text.
 #include <cmath>
 #include <cstdio>
-#include <limits>
+#include <map>
+#include <set>
+#include <string>
 
 #include "src/server/api_json.h"
 #include "src/server/mcp_tools.h"
@@ -16,24 +18,37 @@ bool IsWriteTool(const std::string& name) {
   return name == "memory_add" || name == "memory_update" || name == "memory_forget";
 }
 
+// The arguments each tool's schema types as integers, read once from the
+// definitions (which fields they are does not depend on limits or scopes).
+const std::set<std::string>& IntegerArguments(const std::string& name) {
+  static const std::map<std::string, std::set<std::string>> by_tool = [] {
+    std::map<std::string, std::set<std::string>> out;
+    for (const json& tool : McpToolDefinitions(RequestLimits{}, McpScopes{}, false)) {
+      std::set<std::string>& integers = out[tool["name"].get<std::string>()];
+      for (const auto& [key, schema] : tool["inputSchema"]["properties"].items()) {
+        if (schema.value("type", "") == "integer") integers.insert(key);
+      }
+    }
+    return out;
+  }();
+  static const std::set<std::string> none;
+  const auto it = by_tool.find(name);
+  return it == by_tool.end() ? none : it->second;
+}
+
 // `arguments` as the schema of tool `name` reads them: null members are
 // absent, and a float with no fraction is an integer where the schema
 // says integer (hosts serialise 5 as 5.0).
-json Lenient(const std::string& name, const json& arguments, const json& tools) {
+json Lenient(const std::string& name, const json& arguments) {
   json out = json::object();
   for (const auto& [key, value] : arguments.items()) {
     if (!value.is_null()) out[key] = value;
   }
-  for (const json& tool : tools) {
-    if (tool["name"] != name) continue;
-    for (const auto& [key, schema] : tool["inputSchema"]["properties"].items()) {
-      if (schema.value("type", "") != "integer" || !out.contains(key)) continue;
-      json& value = out[key];
-      if (!value.is_number_float()) continue;
-      const double d = value.get<double>();
-      if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.007199254740992e15) {
-        value = static_cast<int64_t>(d);
-      }
+  for (const std::string& key : IntegerArguments(name)) {
+    if (!out.contains(key) || !out[key].is_number_float()) continue;
+    const double d = out[key].get<double>();
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.007199254740992e15) {
+      out[key] = static_cast<int64_t>(d);
     }
   }
   return out;
@@ -147,7 +162,7 @@ std::string Warnings(const json& answer) {
 Result<json> CallMcpTool(MemoryApi* api, const McpScopes& scopes, const std::string& name,
                          const json& arguments) {
   if (!IsMcpTool(name)) return InvalidArgument("unknown tool '" + name + "'");
-  json args = Lenient(name, arguments, McpToolDefinitions(api->limits(), scopes, false));
+  json args = Lenient(name, arguments);
   ENGRAM_RETURN_IF_ERROR(ApplyScopes(scopes, name, &args));
   if (name == "memory_search") return api->Search(args);
   if (name == "memory_list") return api->List(args, /*from_query=*/false);
