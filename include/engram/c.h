@@ -134,10 +134,11 @@ ENGRAM_EXPORT void engram_close(engram_t* db);
 ENGRAM_EXPORT size_t engram_warning_count(const engram_t* db);
 ENGRAM_EXPORT const char* engram_warning(const engram_t* db, size_t index);
 
-/* Every effective setting and the store's counts, as the CLI's
- * `engram config --json` prints them:
- * {"settings": {key: {"value", "source", "origin"}}, "store": {...}}.
- * Secrets read "(set)". *json is freed with engram_free. */
+/* Every effective setting and the store's counts:
+ * {"settings": {key: {"value", "source", "origin"}}, "store": {...}}, the
+ * settings as `engram config --json` prints them and the store as
+ * GET /v1/config shows it. Secrets read "(set)". *json is freed with
+ * engram_free. */
 ENGRAM_EXPORT engram_code engram_config_json(engram_t* db, char** json, char** errmsg);
 
 /* ---- Facts --------------------------------------------------------------- */

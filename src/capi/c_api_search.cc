@@ -91,7 +91,7 @@ engram_code engram_search(engram_t* db, const char* query, const engram_search_o
     auto result = std::make_unique<engram_search_result_t>();
     result->explained = search.explain;
     result->facts.reserve(response.hits.size());
-    for (const engram::SearchHit& hit : response.hits) result->facts.push_back({hit.fact});
+    for (engram::SearchHit& hit : response.hits) result->facts.push_back({std::move(hit.fact)});
     result->response = std::move(response);
     *out = result.release();
     return Status::OK();

@@ -52,9 +52,9 @@ struct engram_search_options_t {
 };
 
 struct engram_search_result_t {
-  engram::SearchResponse response;
+  engram::SearchResponse response;  // its hits' facts are moved into `facts`
   bool explained = false;
-  std::vector<engram_fact_t> facts;  // the hits' facts, as handles
+  std::vector<engram_fact_t> facts;  // the hits' facts, as handles, in hit order
 };
 
 namespace engram::capi {
