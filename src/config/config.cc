@@ -597,7 +597,8 @@ Result<ResolvedConfig> ResolveConfig(const Environment& env, const ConfigFlags& 
       config.entries.begin(), config.entries.end(),
       [](const auto& e) { return e.key == "aws.region" && e.source != ConfigSource::kDefault; });
   ApplyProviderSettings(env, region_set, &config);
-  LocateEmbeddedModel(default_home, &config);
+  // Only the embedded model has a file to find.
+  if (UsesEmbeddedModel(config)) LocateEmbeddedModel(default_home, &config);
   return config;
 }
 

@@ -57,7 +57,7 @@ struct ResolvedConfig {
   // The embedded model's file as looked up (src/embed/model_location.h):
   // in models_dir when set, else in <home>/models when home was set, the
   // user's data directory, the install prefix. embedder.models_dir is the
-  // directory it was found in.
+  // directory it was found in. Looked up only for the `local` provider.
   ModelLookup model;
   // For CreateEmbedder: model, dimensions, and the endpoint, key and
   // credentials of the provider embed_provider names.
@@ -87,6 +87,12 @@ struct ResolvedConfig {
   std::vector<ConfigEntry> entries;   // every key, in a stable order
   std::vector<std::string> warnings;  // clamped or refused values
 };
+
+// The configured provider is the embedded model (`local`, `local:MODEL`),
+// whose file ResolvedConfig::model looks up.
+inline bool UsesEmbeddedModel(const ResolvedConfig& config) {
+  return config.embed_provider.rfind("local", 0) == 0;
+}
 
 // Flags given on the command line, by key ("db", "search.k", ...).
 using ConfigFlags = std::map<std::string, std::string>;

@@ -14,8 +14,7 @@ Result<std::shared_ptr<const Embedder>> LoadEmbedder(const ResolvedConfig& confi
   }
   EmbedderOptions options = config.embedder;
   if (log) options.remote.log = log;
-  const bool local = config.embed_provider.rfind("local", 0) == 0;
-  auto embedder = local && !config.model.Found()
+  auto embedder = UsesEmbeddedModel(config) && !config.model.Found()
                       ? Result<std::unique_ptr<Embedder>>(
                             NotFound(config.model.NotFoundMessage(kUseLiteModelFileName)))
                       : CreateEmbedder(config.embed_provider, options);

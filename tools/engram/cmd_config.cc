@@ -49,7 +49,7 @@ void PrintQuality(std::ostream& out, const ResolvedConfig& config, const StoreSt
        Sourced(config, "embed.dimensions",
                config.embedder.dimensions == 0 ? "native"
                                                : std::to_string(config.embedder.dimensions)));
-  if (config.embed_provider.rfind("local", 0) == 0) {
+  if (UsesEmbeddedModel(config)) {
     line("embed model file", config.model.Found()
                                  ? config.model.path + "  (" + config.model.why + ")"
                                  : config.model.NotFoundMessage(kUseLiteModelFileName));
