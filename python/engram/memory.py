@@ -116,6 +116,19 @@ class Memory:
     def _scope(self, scope: Optional[str]) -> bytes:
         return _lib.encode(self.scope if scope is None else scope, "scope")
 
+    def _call(self, function, *args) -> None:
+        """Calls C API `function` on this store: the store's handle, `args`,
+        then errmsg; raises the error's exception on failure."""
+        with self._open_db() as db:
+            _lib.call(function, db, *args)
+
+    def _take(self, function, *args) -> ctypes.c_void_p:
+        """`_call` with the out parameter of the handle the call hands over
+        last; returns that handle, the caller's to release."""
+        out = ctypes.c_void_p()
+        self._call(function, *args, ctypes.byref(out))
+        return out
+
     # ---- Adding and changing facts ------------------------------------------
 
     def add(self, content: str, *, tags: Iterable[str] = (), kind: Optional[str] = None,
@@ -126,9 +139,9 @@ class Memory:
         content (tags united) or a near-duplicate; returns the stored fact."""
         lib = _lib.lib()
         with self._new_fact(content, tags, kind, source, confidence, metadata, expires_at,
-                            scope) as fact, self._open_db() as db:
+                            scope) as fact:
             out = ctypes.c_void_p()
-            _lib.call(lib.engram_add, db, fact.value, ctypes.byref(out), None)
+            self._call(lib.engram_add, fact.value, ctypes.byref(out), None)
             return _take_fact(out)
 
     def add_many(self, facts: Iterable[Union[str, Mapping[str, Any]]], *,
@@ -150,9 +163,8 @@ class Memory:
                     raise InvalidArgumentError(f"add_many: fact {i}: {e}") from None
             array = (ctypes.c_void_p * max(len(handles), 1))(*handles)
             added, merged = ctypes.c_size_t(), ctypes.c_size_t()
-            with self._open_db() as db:
-                _lib.call(lib.engram_add_batch, db, array, len(handles), ctypes.byref(added),
-                          ctypes.byref(merged))
+            self._call(lib.engram_add_batch, array, len(handles), ctypes.byref(added),
+                       ctypes.byref(merged))
             return BatchReport(added.value, merged.value)
 
     def update(self, id: str, content: str, *, tags: Iterable[str] = (),
@@ -165,29 +177,19 @@ class Memory:
         a fact already replaced."""
         lib = _lib.lib()
         with self._new_fact(content, tags, kind, source, confidence, metadata, expires_at,
-                            scope) as fact, self._open_db() as db:
-            out = ctypes.c_void_p()
-            _lib.call(lib.engram_update, db, self._scope(scope), _lib.encode(id, "id"),
-                      fact.value, ctypes.byref(out))
-            return _take_fact(out)
+                            scope) as fact:
+            return _take_fact(self._take(lib.engram_update, self._scope(scope),
+                                         _lib.encode(id, "id"), fact.value))
 
     def get(self, id: str, *, scope: Optional[str] = None) -> Fact:
         """One fact by id or unique prefix; NotFoundError when there is none."""
-        lib = _lib.lib()
-        with self._open_db() as db:
-            out = ctypes.c_void_p()
-            _lib.call(lib.engram_get, db, self._scope(scope), _lib.encode(id, "id"),
-                      ctypes.byref(out))
-            return _take_fact(out)
+        return _take_fact(self._take(_lib.lib().engram_get, self._scope(scope),
+                                     _lib.encode(id, "id")))
 
     def history(self, id: str, *, scope: Optional[str] = None) -> List[Fact]:
         """Every version of fact `id`, oldest first."""
-        lib = _lib.lib()
-        with self._open_db() as db:
-            out = ctypes.c_void_p()
-            _lib.call(lib.engram_history, db, self._scope(scope), _lib.encode(id, "id"),
-                      ctypes.byref(out))
-            return _take_facts(out)
+        return _take_facts(self._take(_lib.lib().engram_history, self._scope(scope),
+                                      _lib.encode(id, "id")))
 
     # ---- Finding facts -----------------------------------------------------
 
@@ -229,10 +231,7 @@ class Memory:
             with _filter(tags, all_tags, kind, metadata, since, until, as_of) as f:
                 if f is not None:
                     lib.engram_search_options_set_filter(o, f)
-            with self._open_db() as db:
-                out = ctypes.c_void_p()
-                _lib.call(lib.engram_search, db, _lib.encode(query, "query"), o,
-                          ctypes.byref(out))
+            out = self._take(lib.engram_search, _lib.encode(query, "query"), o)
             try:
                 return SearchResult._from_handle(out, explain)
             finally:
@@ -258,10 +257,7 @@ class Memory:
             with _filter(tags, all_tags, kind, metadata, since, until, as_of) as f:
                 if f is not None:
                     lib.engram_list_options_set_filter(o, f)
-            with self._open_db() as db:
-                out = ctypes.c_void_p()
-                _lib.call(lib.engram_list, db, o, ctypes.byref(out))
-                return _take_facts(out)
+            return _take_facts(self._take(lib.engram_list, o))
 
     # ---- Forgetting ----------------------------------------------------------
 
@@ -274,9 +270,8 @@ class Memory:
             raise InvalidArgumentError("forget: no id given")
         array = (ctypes.c_char_p * len(ids))(*(_lib.encode(i, "id") for i in ids))
         count = ctypes.c_int64()
-        with self._open_db() as db:
-            _lib.call(lib.engram_forget, db, self._scope(scope), array, len(ids),
-                      _history(history), ctypes.byref(count))
+        self._call(lib.engram_forget, self._scope(scope), array, len(ids), _history(history),
+                   ctypes.byref(count))
         return count.value
 
     def forget_tag(self, tag: str, *, scope: Optional[str] = None,
@@ -284,18 +279,15 @@ class Memory:
         """Removes every fact of the scope with tag `tag`."""
         lib = _lib.lib()
         count = ctypes.c_int64()
-        with self._open_db() as db:
-            _lib.call(lib.engram_forget_tag, db, self._scope(scope), _lib.encode(tag, "tag"),
-                      _history(history), ctypes.byref(count))
+        self._call(lib.engram_forget_tag, self._scope(scope), _lib.encode(tag, "tag"),
+                   _history(history), ctypes.byref(count))
         return count.value
 
     def forget_scope(self, scope: str) -> int:
         """Removes every fact of `scope`, every version."""
         lib = _lib.lib()
         count = ctypes.c_int64()
-        with self._open_db() as db:
-            _lib.call(lib.engram_forget_scope, db, _lib.encode(scope, "scope"),
-                      ctypes.byref(count))
+        self._call(lib.engram_forget_scope, _lib.encode(scope, "scope"), ctypes.byref(count))
         return count.value
 
     # ---- Files, backfill, config -------------------------------------------
@@ -307,9 +299,8 @@ class Memory:
         array = (ctypes.c_char_p * max(len(scopes), 1))(*(_lib.encode(s, "scope")
                                                           for s in scopes))
         count = ctypes.c_size_t()
-        with self._open_db() as db:
-            _lib.call(lib.engram_export, db, array, len(scopes),
-                      _lib.encode(os.fspath(path), "path"), ctypes.byref(count))
+        self._call(lib.engram_export, array, len(scopes), _lib.encode(os.fspath(path), "path"),
+                   ctypes.byref(count))
         return count.value
 
     def import_file(self, path: PathLike, *, skip_bad: bool = False) -> BatchReport:
@@ -318,10 +309,8 @@ class Memory:
         unless skip_bad, which stores the good ones and counts the others."""
         lib = _lib.lib()
         added, merged, skipped = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
-        with self._open_db() as db:
-            _lib.call(lib.engram_import, db, _lib.encode(os.fspath(path), "path"),
-                      int(skip_bad), ctypes.byref(added), ctypes.byref(merged),
-                      ctypes.byref(skipped))
+        self._call(lib.engram_import, _lib.encode(os.fspath(path), "path"), int(skip_bad),
+                   ctypes.byref(added), ctypes.byref(merged), ctypes.byref(skipped))
         return BatchReport(added.value, merged.value, skipped.value)
 
     def backfill(self, limit: int = 0) -> BackfillReport:
@@ -329,19 +318,14 @@ class Memory:
         lib = _lib.lib()
         _check_count(limit, "limit", minimum=0)
         embedded, remaining = ctypes.c_size_t(), ctypes.c_size_t()
-        with self._open_db() as db:
-            _lib.call(lib.engram_backfill, db, limit, ctypes.byref(embedded),
-                      ctypes.byref(remaining))
+        self._call(lib.engram_backfill, limit, ctypes.byref(embedded), ctypes.byref(remaining))
         return BackfillReport(embedded.value, remaining.value)
 
     def config(self) -> Dict[str, Any]:
-        """Every effective setting ({key: {"value", "source", "origin"}}) and
-        the store's counts, as `engram config --json` gives them."""
-        lib = _lib.lib()
-        with self._open_db() as db:
-            out = ctypes.c_void_p()
-            _lib.call(lib.engram_config_json, db, ctypes.byref(out))
-            return json.loads(_lib.take_string(out))
+        """{"settings": every effective setting ({key: {"value", "source",
+        "origin"}}, as `engram config --json` prints them), "store": the
+        store's counts (as GET /v1/config shows them)}."""
+        return json.loads(_lib.take_string(self._take(_lib.lib().engram_config_json)))
 
     # ---- Helpers -------------------------------------------------------------
 
