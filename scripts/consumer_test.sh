@@ -74,19 +74,9 @@ print(engram.library_version())' "$out/py.db" >"$out/py.out" 2>&1 ||
   echo "consumer_test: $name: C++, C, the CLI and Python work against $prefix"
 }
 
-preload=()
-if [[ "$flags" == *sanitize=address* ]]; then
-  # Python is not built with ASan: the runtime must be loaded first.
-  preload=(env "LD_PRELOAD=$(cc -print-file-name=libasan.so)" "ASAN_OPTIONS=detect_leaks=0")
-fi
-/usr/bin/python3 -m venv --system-site-packages "$work/venv"
-"$work/venv/bin/pip" install --quiet --no-index --disable-pip-version-check "$root/python"
-if ((${#preload[@]})); then
-  mv "$work/venv/bin/python" "$work/venv/bin/python.real"
-  printf '#!/bin/sh\nexec %s "%s" "$@"\n' "${preload[*]}" "$work/venv/bin/python.real" \
-    >"$work/venv/bin/python"
-  chmod +x "$work/venv/bin/python"
-fi
+asan=""
+if [[ "$flags" == *sanitize=address* ]]; then asan=$(cc -print-file-name=libasan.so); fi
+"$root/scripts/python_venv.sh" "$work/venv" "$asan"
 
 # 1. cmake --install
 cmake --install "$build" --prefix "$work/prefix" --strip >"$work/install.log"
