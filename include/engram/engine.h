@@ -32,16 +32,22 @@ struct SearchHit {
 
 // What HyDE did for one search (DESIGN §5).
 struct HydeReport {
-  // HyDE ran: enabled in the engine, an LLM configured, allowed by the
-  // search, and a query to work on.
+  // HyDE ran: enabled in the engine, an LLM configured (or feedback on),
+  // allowed by the search, and a query to work on.
   bool enabled = false;
-  std::string llm;         // Llm::Name()
+  // Llm::Name(), or "feedback" for pseudo-relevance feedback
+  // (FeedbackOptions), which has no hypothesis but `feedback_facts`.
+  std::string llm;
   std::string hypothesis;  // empty when there is none (see fallbacks)
   bool cached = false;     // the hypothesis came from the store's cache
-  // Keywords of the hypothesis added to the lexical query (3a).
+  // Keywords of the hypothesis (or feedback terms) added to the lexical
+  // query (3a).
   std::vector<std::string> keywords;
-  // The vector searched: "query", "hypothesis", "query+hypothesis", or
-  // empty when there was no vector search.
+  // Feedback: the ids of the first pass's facts read as feedback, best
+  // first.
+  std::vector<std::string> feedback_facts;
+  // The vector searched: "query", "hypothesis", "query+hypothesis",
+  // "query+feedback", or empty when there was no vector search.
   std::string vector;
   // What went wrong; the search went on without that part of HyDE.
   std::vector<std::string> fallbacks;

@@ -154,6 +154,29 @@ struct HydeOptions {
   bool cache = true;
 };
 
+// HyDE without an LLM: pseudo-relevance feedback (docs/ARCHITECTURE.md,
+// "Pseudo-relevance feedback"). A first pass of the search stands in for the
+// hypothetical answer: the terms of its top facts expand the lexical query
+// (RM3) and their vectors move the query vector (Rocchio). It runs when it
+// is enabled and no LLM gave a hypothesis for the search, and follows
+// SearchOptions::hyde like HyDE. Off by default: it did not help on every
+// dev dataset (docs/RESULTS.md has the figures on and off).
+struct FeedbackOptions {
+  bool enabled = false;
+  // Top facts of the first pass read as feedback; range [1, 100].
+  size_t docs = 10;
+  // Feedback terms added to the lexical query, the most probable under
+  // the feedback facts' term distribution; range [0, 100]; 0 turns the
+  // lexical part off.
+  size_t terms = 10;
+  // RM3's interpolation: the share of the query's weight the feedback
+  // terms carry, the query's own terms keeping the rest; range [0, 1].
+  double term_weight = 0.5;
+  // Rocchio's beta: the search vector is the normalised q + beta * mean of
+  // the feedback facts' vectors; range [0, 10]; 0 turns the vector part off.
+  double vector_weight = 0.5;
+};
+
 // Facts that change (docs/ARCHITECTURE.md, "Facts that change"): version
 // links between facts that arrive without an explicit update, and the order
 // they impose on search. When a fact is written it is linked to the facts
@@ -265,6 +288,7 @@ struct EngineOptions {
   LimitOptions limits;
   VectorOptions vector;
   HydeOptions hyde;
+  FeedbackOptions feedback;
   ContextOptions context;
   VersionOptions versions;
   // Writes HyDE hypotheses; null means no HyDE whatever hyde.enabled says.
@@ -312,7 +336,7 @@ struct SearchOptions {
   std::optional<FusionWeights> weights;
   bool explain = false;       // fill SearchHit::explanation
   bool record_access = true;  // bump access_count/last_accessed of hits
-  bool hyde = true;           // allow HyDE (when the engine has it on)
+  bool hyde = true;           // allow HyDE and feedback (when the engine has them on)
   // Also return superseded facts (explicitly replaced ones).
   bool include_superseded = false;
   FactFilter filter;

@@ -47,7 +47,7 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
 
   ENGRAM_ASSIGN_OR_RETURN(ChunkMatches matches, store->Match(attachment_ids, query));
   const std::vector<double> bm25 =
-      Bm25Scores(matches.matches, query.terms.size(), matches.collection, options.bm25, nullptr);
+      Bm25Scores(matches.matches, query.Weights(), matches.collection, options.bm25, nullptr);
   for (size_t i = 0; i < bm25.size(); ++i) candidate(matches.rowids[i]).lexical = bm25[i];
 
   if (!vector.vector.empty()) {

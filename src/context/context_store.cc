@@ -288,13 +288,14 @@ Result<ChunkMatches> ContextStore::Match(const std::vector<int64_t>& ids,
                    "context_chunks_fts.rowid WHERE context_chunks_fts MATCH ?1 AND "
                    "c.attachment_id IN (" +
                    Placeholders(ids.size()) + ")"));
-  s.BindText(1, FtsMatchExpression(query.terms, ""));
+  const QueryPhrases phrases = PhrasesOf(query);
+  s.BindText(1, FtsMatchExpression(phrases.phrases, ""));
   BindIds(&s, 2, ids);
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     Bm25Match m;
-    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeTermFrequencies(s.ColumnBlob(1), query.terms.size(), 1));
+    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeQueryTermFrequencies(s.ColumnBlob(1), phrases, 1));
     m.field_len = {static_cast<double>(s.ColumnInt(2))};
     out.rowids.push_back(s.ColumnInt(0));
     out.matches.push_back(std::move(m));

@@ -291,7 +291,7 @@ Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query
   if (query.empty()) return InvalidArgument("context: search: the query is empty");
   ContextSearchResponse response;
   const LexicalQuery lexical = AnalyzeQuery(query);
-  response.query_terms = lexical.terms;
+  response.query_terms = lexical.Terms();
   std::vector<float> query_vector;
   if (engine_options->embedder) {
     auto embedded = EmbedOne(*engine_options->embedder, query, EmbedPurpose::kQuery);

@@ -9,6 +9,7 @@
 
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
+#include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_llms.h"
 #include "tests/test_util.h"
@@ -31,26 +32,15 @@ class HydeEngineTest : public ::testing::Test {
     o.hyde.enabled = true;
     return o;
   }
-  std::unique_ptr<Engine> Open(const EngineOptions& o) {
-    auto engine = Engine::Open(o);
-    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-    return engine.ok() ? std::move(*engine) : nullptr;
+  static std::unique_ptr<Engine> Open(const EngineOptions& o) {
+    return testing::OpenEngineForTest(o);
   }
   static void Add(Engine& engine, const std::string& content) {
-    NewFact f;
-    f.content = content;
-    ASSERT_TRUE(engine.Add(f).ok());
+    testing::AddForTest(engine, content);
   }
   static SearchResponse Search(Engine& engine, const std::string& query,
                                FusionMode mode = FusionMode::kBlended, bool hyde = true) {
-    SearchOptions o;
-    o.mode = mode;
-    o.explain = true;
-    o.record_access = false;
-    o.hyde = hyde;
-    auto r = engine.Search(query, o);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : SearchResponse{};
+    return testing::ExplainedSearchForTest(engine, query, mode, hyde);
   }
   static bool Found(const SearchResponse& r, const std::string& content) {
     for (const auto& h : r.hits) {

@@ -121,6 +121,31 @@ class EngineImpl final : public Engine {
   Status ReadSnapshot(const std::function<Status(FactStore&)>& body,
                       std::vector<std::string>* warnings);
 
+  // A search's query made ready for the snapshot: analysed, expanded by
+  // HyDE or feedback, embedded.
+  struct PreparedQuery {
+    LexicalQuery lexical;
+    size_t own_terms = 0;  // the query's own terms, before any expansion
+    // The mode uses the vector signal, the engine has an embedder and the
+    // query is not empty.
+    bool semantic = false;
+    std::vector<float> vector;  // the unit vector searched; empty if none
+  };
+  // The phases of Search (engine_search.cc): the query analysed, HyDE run
+  // and the query embedded, outside any lock; then candidates gathered,
+  // fused and loaded in one snapshot, access recorded and hits made.
+  // `served_rowids` (when given) receives the rowids of the hits in order.
+  PreparedQuery PrepareQuery(const EngineOptions& options, const std::string& query,
+                             const SearchOptions& search, SearchResponse* response);
+  Result<SearchResponse> SearchPrepared(const EngineOptions& options, const PreparedQuery& query,
+                                        const SearchOptions& search, SearchResponse response,
+                                        std::vector<int64_t>* served_rowids);
+  // Pseudo-relevance feedback for one search (engine_feedback.cc): a first
+  // pass of `query`, whose top facts expand its lexical terms and move its
+  // vector. Never fails: problems land in response->hyde.fallbacks.
+  void RunFeedback(const EngineOptions& options, const SearchOptions& search, PreparedQuery* query,
+                   SearchResponse* response);
+
   // HyDE for one search: the hypothesis (cache, then LLM), its keywords
   // merged into `lexical_query`, and its embedding when vectors are on.
   // Takes mutex_ only to read and write the cache; the caller must not

@@ -69,24 +69,25 @@ Gathered FromRankInput(RankInput&& r) {
 // vector.min_cosine with a query term matched; or matched terms carrying
 // at least fusion.min_lexical_coverage of the weight of the query's own
 // terms (the first `own_terms`), or of HyDE's keywords added after them.
-bool ShowsEvidence(const Gathered& g, const QueryTermCounts& counts, size_t own_terms,
-                   const EngineOptions& options) {
+bool ShowsEvidence(const Gathered& g, const LexicalQuery& query, const QueryTermCounts& counts,
+                   size_t own_terms, const EngineOptions& options) {
   if (g.semantic && *g.semantic >= options.vector.match_cosine) return true;
   if (g.semantic && *g.semantic >= options.vector.min_cosine && !g.matched.empty()) return true;
   const double least = options.fusion.min_lexical_coverage;
-  return LexicalCoverage(g.matched, counts, 0, own_terms) >= least ||
+  return LexicalCoverage(g.matched, query, counts, 0, own_terms) >= least ||
          (counts.doc_freq.size() > own_terms &&
-          LexicalCoverage(g.matched, counts, own_terms, counts.doc_freq.size()) >= least);
+          LexicalCoverage(g.matched, query, counts, own_terms, counts.doc_freq.size()) >= least);
 }
 
 // When no candidate shows evidence, drops them all: the store holds
 // nothing the query is about, and its best guesses would read as answers.
 // Keeps `by_rowid` in step; returns how many went.
-size_t DropUnlessAnyShowsEvidence(const QueryTermCounts& counts, size_t own_terms,
-                                  const EngineOptions& options, std::vector<Gathered>* gathered,
+size_t DropUnlessAnyShowsEvidence(const LexicalQuery& query, const QueryTermCounts& counts,
+                                  size_t own_terms, const EngineOptions& options,
+                                  std::vector<Gathered>* gathered,
                                   std::unordered_map<int64_t, size_t>* by_rowid) {
   for (const Gathered& g : *gathered) {
-    if (ShowsEvidence(g, counts, own_terms, options)) return 0;
+    if (ShowsEvidence(g, query, counts, own_terms, options)) return 0;
   }
   const size_t dropped = gathered->size();
   gathered->clear();
@@ -266,8 +267,11 @@ Status EngineImpl::ReadSnapshot(const std::function<Status(FactStore&)>& body,
   return store_->ReadTransact([&] { return body(*store_); });
 }
 
-Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
-  const std::shared_ptr<const EngineOptions> opts = Options();
+namespace {
+
+// Bad arguments of a search, named.
+Status ValidateSearch(const std::string& query, const SearchOptions& options,
+                      const EngineOptions& engine) {
   size_t bad = 0;
   if (!IsValidUtf8(query, &bad)) {
     return InvalidArgument("engine: search: query: invalid UTF-8 at byte " +
@@ -290,58 +294,89 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
       }
     }
   }
-  if (!opts->embedder && options.mode == FusionMode::kSemantic) {
+  if (!engine.embedder && options.mode == FusionMode::kSemantic) {
     return FailedPrecondition(
         "engine: search: semantic mode needs an embedding provider; none is configured");
   }
-  const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<SearchResponse> EngineImpl::Search(const std::string& query, const SearchOptions& options) {
+  const std::shared_ptr<const EngineOptions> opts = Options();
+  ENGRAM_RETURN_IF_ERROR(ValidateSearch(query, options, *opts));
   SearchResponse response;
-  LexicalQuery lexical_query = AnalyzeQuery(query);
-  const size_t own_terms = lexical_query.terms.size();  // before HyDE's expansion
-  response.language = lexical_query.language;
-  const bool semantic = opts->embedder && UsesSemantic(options.mode) && !query.empty();
+  PreparedQuery prepared = PrepareQuery(*opts, query, options, &response);
+  if (opts->feedback.enabled && options.hyde && !query.empty() &&
+      options.mode != FusionMode::kTemporal && response.hyde.hypothesis.empty()) {
+    RunFeedback(*opts, options, &prepared, &response);
+  }
+  response.query_terms = prepared.lexical.Terms();
+  for (const std::string& f : response.hyde.fallbacks) {
+    response.warnings.push_back("hyde: " + f);
+  }
+  return SearchPrepared(*opts, prepared, options, std::move(response), nullptr);
+}
+
+EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
+                                                   const std::string& query,
+                                                   const SearchOptions& options,
+                                                   SearchResponse* response) {
+  PreparedQuery prepared;
+  prepared.lexical = AnalyzeQuery(query);
+  prepared.own_terms = prepared.lexical.terms.size();
+  response->language = prepared.lexical.language;
+  prepared.semantic = opts.embedder && UsesSemantic(options.mode) && !query.empty();
 
   // HyDE and the query vector, outside the lock: the LLM and the embedder
   // are the slow part.
   std::vector<float> hypothesis_vector;
-  if (opts->hyde.enabled && opts->llm && options.hyde && !query.empty() &&
+  if (opts.hyde.enabled && opts.llm && options.hyde && !query.empty() &&
       options.mode != FusionMode::kTemporal) {
-    RunHyde(*opts, query, semantic, &lexical_query, &hypothesis_vector, &response);
+    RunHyde(opts, query, prepared.semantic, &prepared.lexical, &hypothesis_vector, response);
   }
-  response.query_terms = lexical_query.terms;
-  std::vector<float> query_vector;
-  if (semantic) {
+  if (prepared.semantic) {
     std::vector<float> own;
-    const bool need_own = hypothesis_vector.empty() || opts->hyde.embed != HydeEmbed::kHypothesis;
+    const bool need_own = hypothesis_vector.empty() || opts.hyde.embed != HydeEmbed::kHypothesis;
     if (need_own) {
-      auto v = EmbedOne(*opts->embedder, query, EmbedPurpose::kQuery);
+      auto v = EmbedOne(*opts.embedder, query, EmbedPurpose::kQuery);
       if (v.ok()) {
         own = std::move(*v);
       } else {
-        response.warnings.push_back("query not embedded: " + v.status().message());
+        response->warnings.push_back("query not embedded: " + v.status().message());
       }
     }
-    HydeVector searched = HydeSearchVector(own, hypothesis_vector, opts->hyde.embed);
-    query_vector = std::move(searched.vector);
-    if (query_vector.empty()) {
-      response.warnings.push_back("semantic signal off for this search: nothing was embedded");
+    HydeVector searched = HydeSearchVector(own, hypothesis_vector, opts.hyde.embed);
+    prepared.vector = std::move(searched.vector);
+    if (prepared.vector.empty()) {
+      response->warnings.push_back("semantic signal off for this search: nothing was embedded");
     }
-    if (response.hyde.enabled) response.hyde.vector = std::move(searched.source);
+    if (response->hyde.enabled) response->hyde.vector = std::move(searched.source);
   }
-  for (const std::string& f : response.hyde.fallbacks) {
-    response.warnings.push_back("hyde: " + f);
-  }
+  return prepared;
+}
 
+Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
+                                                  const PreparedQuery& prepared,
+                                                  const SearchOptions& options,
+                                                  SearchResponse response,
+                                                  std::vector<int64_t>* served_rowids) {
+  const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
+  const LexicalQuery& lexical_query = prepared.lexical;
+  const size_t own_terms = prepared.own_terms;
+  const std::vector<float>& query_vector = prepared.vector;
+  const bool semantic = prepared.semantic;
   std::shared_ptr<VectorCache> cache;
   bool missing_vectors = semantic && query_vector.empty();
   if (!query_vector.empty()) {
-    auto synced = SyncedCache(*opts, scopes, &response.warnings);
+    auto synced = SyncedCache(opts, scopes, &response.warnings);
     if (!synced.ok()) return synced.status().WithContext("engine: search");
     cache = std::move(*synced);
     missing_vectors = cache == nullptr;
   }
 
-  const Timestamp now = opts->clock->NowMillis();
+  const Timestamp now = opts.clock->NowMillis();
   FactVisibility visibility;
   visibility.now = now;
   visibility.include_superseded = options.include_superseded;
@@ -360,7 +395,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         std::unordered_map<int64_t, size_t> by_rowid;
         if (UsesLexical(options.mode)) {
           ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                                  SearchLexical(store.db(), lexical_query, scopes, opts->bm25,
+                                  SearchLexical(store.db(), lexical_query, scopes, opts.bm25,
                                                 visibility, &term_counts));
           for (LexicalHit& h : hits) {
             by_rowid[h.rowid] = gathered.size();
@@ -372,8 +407,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         if (cache) {
           response.semantic = true;
           const size_t top_k = options.mode == FusionMode::kSemantic
-                                   ? std::max(options.k, opts->vector.top_k)
-                                   : opts->vector.top_k;
+                                   ? std::max(options.k, opts.vector.top_k)
+                                   : opts.vector.top_k;
           // Every lexical candidate's true cosine comes with the scan.
           std::vector<FactKey> lexical_keys;
           lexical_keys.reserve(gathered.size());
@@ -385,7 +420,7 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
             const VectorCache::View view(*cache);
             ENGRAM_ASSIGN_OR_RETURN(vector_hits,
                                     view.Search(query_vector, scopes, ScanDepth(top_k, visibility),
-                                                opts->vector.min_cosine, lexical_keys, &cosines));
+                                                opts.vector.min_cosine, lexical_keys, &cosines));
           }
           for (size_t i = 0; i < cosines.size(); ++i) {
             if (cosines[i]) {
@@ -401,24 +436,24 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         const bool fallback_mode =
             options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
         if (fallback_mode) {
-          response.without_evidence =
-              DropUnlessAnyShowsEvidence(term_counts, own_terms, *opts, &gathered, &by_rowid);
+          response.without_evidence = DropUnlessAnyShowsEvidence(
+              lexical_query, term_counts, own_terms, opts, &gathered, &by_rowid);
         }
         response.no_match = gathered.empty() && options.mode != FusionMode::kTemporal;
         if (options.mode == FusionMode::kTemporal ||
-            (gathered.empty() && fallback_mode && opts->fusion.temporal_fallback)) {
+            (gathered.empty() && fallback_mode && opts.fusion.temporal_fallback)) {
           response.temporal_fallback = options.mode != FusionMode::kTemporal;
           ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(scopes, visibility));
           gathered.clear();
           for (RankInput& r : all) {
             gathered.push_back(FromRankInput(std::move(r)));
           }
-        } else if (opts->versions.newer_first || options.include_superseded) {
+        } else if (opts.versions.newer_first || options.include_superseded) {
           // Replaced facts are seen only when asked for; then each ranks
           // below the version that replaced it, found links or not.
           ENGRAM_ASSIGN_OR_RETURN(
               edges, GatherNewerVersions(store, cache.get(), query_vector, scopes, visibility,
-                                         !opts->versions.newer_first, &gathered, &by_rowid));
+                                         !opts.versions.newer_first, &gathered, &by_rowid));
         }
         std::vector<FusionCandidate> candidates;
         candidates.reserve(gathered.size());
@@ -428,21 +463,21 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
           c.scope = g.scope;
           c.lexical = g.lexical;
           c.semantic = g.semantic;
-          c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts->temporal);
+          c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts.temporal);
           candidates.push_back(std::move(c));
         }
         response.candidates = candidates.size();
-        FusionOptions fusion = opts->fusion;
+        FusionOptions fusion = opts.fusion;
         if (options.weights) fusion.weights = *options.weights;
         fused = Fuse(candidates, options.mode, fusion);
         if (!edges.empty()) {
           std::vector<Timestamp> created_at;
           created_at.reserve(gathered.size());
           for (const Gathered& g : gathered) created_at.push_back(g.created_at);
-          const bool found_links = opts->versions.newer_first;
+          const bool found_links = opts.versions.newer_first;
           lifts =
-              OrderNewerFirst(created_at, edges, found_links ? opts->versions.lift_min_share : 0.0,
-                              found_links ? opts->versions.max_successors : kMaxSuccessors, &fused);
+              OrderNewerFirst(created_at, edges, found_links ? opts.versions.lift_min_share : 0.0,
+                              found_links ? opts.versions.max_successors : kMaxSuccessors, &fused);
         }
         if (options.mode == FusionMode::kBlended && !response.temporal_fallback &&
             fusion.min_score > 0) {
@@ -500,6 +535,10 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
     }
   }
 
+  if (served_rowids != nullptr) {
+    served_rowids->clear();
+    for (size_t i : served) served_rowids->push_back(facts[i].rowid);
+  }
   response.hits.reserve(served.size());
   for (size_t i : served) {
     const FusedCandidate& c = fused.ranked[i];
@@ -518,7 +557,8 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
         e.own_score = lifts[i].own_score;
         if (lifts[i].lifted_by) e.newer_version_of = gathered[*lifts[i].lifted_by].id;
       }
-      for (size_t t : gathered[c.index].matched) e.matched_terms.push_back(lexical_query.terms[t]);
+      for (size_t t : gathered[c.index].matched)
+        e.matched_terms.push_back(lexical_query.terms[t].term);
     }
     response.hits.push_back(std::move(hit));
   }

@@ -17,6 +17,7 @@
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
 #include "src/lexical/lexical_searcher.h"
+#include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_util.h"
 
@@ -35,9 +36,7 @@ class SemanticTest : public ::testing::Test {
     o.embedder = std::move(embedder);
     vector.background_backfill = false;
     o.vector = vector;
-    auto engine = Engine::Open(o);
-    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
-    return engine.ok() ? std::move(*engine) : nullptr;
+    return testing::OpenEngineForTest(o);
   }
 
   static std::string Add(Engine& engine, const std::string& content) {
@@ -58,9 +57,7 @@ class SemanticTest : public ::testing::Test {
     o.k = k;
     o.explain = true;
     o.record_access = false;
-    auto r = engine.Search(query, o);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : SearchResponse{};
+    return testing::SearchForTest(engine, query, o);
   }
 
   testing::TempDir dir_;
@@ -97,8 +94,8 @@ TEST_F(SemanticTest, SynonymQueriesAreFoundOnlyWithTheSemanticSignal) {
   };
   // No synonym query shares an analysed term with its fact.
   for (size_t q = 2; q < queries.size(); ++q) {
-    const auto terms = AnalyzeQuery(queries[q].first).terms;
-    const auto fact_terms = AnalyzeQuery(facts[queries[q].second]).terms;
+    const auto terms = AnalyzeQuery(queries[q].first).Terms();
+    const auto fact_terms = AnalyzeQuery(facts[queries[q].second]).Terms();
     for (const auto& t : terms) {
       EXPECT_EQ(std::count(fact_terms.begin(), fact_terms.end(), t), 0)
           << queries[q].first << " shares '" << t << "'";

@@ -84,7 +84,7 @@ Result<std::vector<double>> EngineImpl::TermOverlaps(
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> stored, store_->GetByRowids(rowids));
   std::unordered_map<int64_t, std::vector<std::string>> terms;
-  for (const StoredFact& f : stored) terms[f.rowid] = AnalyzeQuery(f.fact.content).terms;
+  for (const StoredFact& f : stored) terms[f.rowid] = AnalyzeQuery(f.fact.content).Terms();
   // One set of statistics per scope, over every term of its pairs.
   std::unordered_map<std::string, std::vector<std::string>> scope_terms;
   for (const Pair& p : pairs) {

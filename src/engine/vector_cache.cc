@@ -277,13 +277,33 @@ std::vector<std::optional<float>> VectorCache::View::Score(std::span<const float
                                                            std::span<const FactKey> score) const {
   std::vector<std::optional<float>> cosines(score.size());
   for (size_t i = 0; i < score.size(); ++i) {
-    const auto it = cache_->scopes_.find(std::string(score[i].scope));
-    if (it == cache_->scopes_.end() || !it->second.index) continue;
-    const auto label = it->second.label_of_fact.find(score[i].fact_rowid);
-    if (label == it->second.label_of_fact.end()) continue;
-    cosines[i] = it->second.index->Score(query, label->second);
+    int64_t label = 0;
+    if (const VectorIndex* index = IndexOf(score[i], &label)) {
+      cosines[i] = index->Score(query, label);
+    }
   }
   return cosines;
+}
+
+std::vector<std::vector<float>> VectorCache::View::Vectors(std::span<const FactKey> keys) const {
+  std::vector<std::vector<float>> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    int64_t label = 0;
+    if (const VectorIndex* index = IndexOf(keys[i], &label)) {
+      const std::span<const float> v = index->Vector(label);
+      out[i].assign(v.begin(), v.end());
+    }
+  }
+  return out;
+}
+
+const VectorIndex* VectorCache::View::IndexOf(const FactKey& key, int64_t* label) const {
+  const auto it = cache_->scopes_.find(std::string(key.scope));
+  if (it == cache_->scopes_.end() || !it->second.index) return nullptr;
+  const auto found = it->second.label_of_fact.find(key.fact_rowid);
+  if (found == it->second.label_of_fact.end()) return nullptr;
+  *label = found->second;
+  return it->second.index.get();
 }
 
 }  // namespace engram

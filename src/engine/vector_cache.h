@@ -95,7 +95,13 @@ class VectorCache {
     std::vector<std::optional<float>> Score(std::span<const float> query,
                                             std::span<const FactKey> score) const;
 
+    // The stored vector of each fact of `keys`, empty when it has none.
+    std::vector<std::vector<float>> Vectors(std::span<const FactKey> keys) const;
+
    private:
+    // The index holding `key`'s fact, and its label there; null when none.
+    const VectorIndex* IndexOf(const FactKey& key, int64_t* label) const;
+
     const VectorCache* cache_;
     std::shared_lock<RwLock> lock_;
   };

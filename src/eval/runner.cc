@@ -147,11 +147,15 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     std::string name;
     bool hyde = false;
   };
+  // With HyDE (an LLM) or feedback on, each run is made without and with
+  // it; an LLM's hypothesis goes first where both are on.
   const bool hyde = options.engine.llm && options.engine.hyde.enabled;
+  const bool expands = hyde || options.engine.feedback.enabled;
+  const std::string suffix = hyde ? "+hyde" : "+feedback";
   std::vector<Variant> variants;
   const auto add = [&](FusionMode mode, std::optional<FusionWeights> weights, std::string name) {
     variants.push_back({mode, weights, name, false});
-    if (hyde) variants.push_back({mode, weights, name + "+hyde", true});
+    if (expands) variants.push_back({mode, weights, name + suffix, true});
   };
   for (FusionMode mode : options.modes) add(mode, std::nullopt, std::string(FusionModeName(mode)));
   for (const FusionWeights& w : options.blend_weights) {
@@ -220,7 +224,9 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
       search.hyde = variant.hyde;
       ENGRAM_ASSIGN_OR_RETURN(SearchResponse response, engine->Search(q.text, search));
       if (variant.hyde) {
-        ++(response.hyde.hypothesis.empty() ? result.hyde_fallbacks : result.hypotheses);
+        const bool expanded =
+            !response.hyde.hypothesis.empty() || !response.hyde.feedback_facts.empty();
+        ++(expanded ? result.hypotheses : result.hyde_fallbacks);
       }
       std::vector<ScoredDoc>& ranked = run[q.id];
       std::vector<EvalRankedDoc>& shown = result.run[q.id];

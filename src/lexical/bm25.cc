@@ -18,11 +18,13 @@ double Bm25Saturation(double tf, double field_len, double avg_field_len,
   return tf * (options.k1 + 1.0) / (tf + options.k1 * norm);
 }
 
-std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_terms,
+std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches,
+                               const std::vector<double>& term_weights,
                                const Bm25Collection& collection, const Bm25Options& options,
                                std::vector<std::vector<size_t>>* matched,
                                std::vector<int64_t>* doc_freq_out) {
   const size_t n_fields = collection.field_weight.size();
+  const size_t n_terms = term_weights.size();
   const auto holds = [&](const Bm25Match& m, size_t t) {
     for (size_t f = 0; f < n_fields; ++f) {
       if (m.tf[t * n_fields + f] > 0) return true;
@@ -48,7 +50,7 @@ std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_t
         sum += collection.field_weight[f] * Bm25Saturation(m.tf[t * n_fields + f], m.field_len[f],
                                                            collection.avg_field_len[f], options);
       }
-      scores[i] += idf[t] * sum;
+      scores[i] += term_weights[t] * idf[t] * sum;
     }
   }
   return scores;

@@ -1,8 +1,10 @@
 // BM25 scoring with Lucene's idf (DESIGN §4). Pure functions.
 //
 // score(d, q) = sum over query terms t found in d of
-//   idf(t) * ( sat(tf_content, len_content, avg_content)
-//            + tag_boost * sat(tf_tags, len_tags, avg_tags) )
+//   w(t) * idf(t) * ( sat(tf_content, len_content, avg_content)
+//                   + tag_boost * sat(tf_tags, len_tags, avg_tags) )
+// with w(t) the term's query weight: how many times the query holds it
+// (Lucene's query term frequency), or an expansion term's own weight.
 // with idf(t) = ln(1 + (N - n + 0.5) / (n + 0.5)), N the facts in the
 // searched scopes and n those containing t in content or tags, and
 // sat(tf, len, avg) = tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg)).
@@ -41,13 +43,15 @@ struct Bm25Collection {
   std::vector<double> field_weight;  // e.g. {1, tag_boost}
 };
 
-// The score of each match: for each term it holds in any field, idf times
-// the weighted sum of the fields' saturations. Document frequencies are
-// counted over `matches`, which must therefore be every document of the
-// collection holding any of the `n_terms` terms. `matched` (when given)
+// The score of each match: for each term it holds in any field, the term's
+// weight (`term_weights`, one per query term) times idf times the weighted
+// sum of the fields' saturations. Document frequencies are counted over
+// `matches`, which must therefore be every document of the collection
+// holding any of the terms. `matched` (when given)
 // receives, per match, the terms it holds in first-to-last order;
 // `doc_freq` (when given) each term's document frequency.
-std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches, size_t n_terms,
+std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches,
+                               const std::vector<double>& term_weights,
                                const Bm25Collection& collection, const Bm25Options& options,
                                std::vector<std::vector<size_t>>* matched,
                                std::vector<int64_t>* doc_freq_out = nullptr);

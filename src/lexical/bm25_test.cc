@@ -78,6 +78,29 @@ TEST_F(Bm25CorpusTest, MatchesHandComputedScores) {
   EXPECT_NEAR(scores.at("d3"), 0.4420826, 1e-6);
 }
 
+TEST_F(Bm25CorpusTest, ARepeatedQueryTermCountsOncePerOccurrence) {
+  // The corpus of MatchesHandComputedScores. Lucene's query term frequency:
+  // "apple" twice adds its term score twice (docs/ARCHITECTURE.md, "BM25").
+  Add("d1", "apple banana apple");
+  Add("d2", "banana cherry");
+  Add("d3", "cherry date elderberry fig");
+  const LexicalQuery query = AnalyzeQuery("apple cherry apple");
+  ASSERT_EQ(query.Terms(), (std::vector<std::string>{"appl", "cherri"}));
+  EXPECT_EQ(query.Weights(), (std::vector<double>{2.0, 1.0}));
+  const auto scores = Scores("apple cherry apple");
+  ASSERT_EQ(scores.size(), 3u);
+  // d1: 2 x 0.980829 x 1.310345 = 2 x 1.2852245.
+  EXPECT_NEAR(scores.at("d1"), 2.5704490, 1e-6);
+  // d2, d3: cherry once, as before.
+  EXPECT_NEAR(scores.at("d2"), 0.5016893, 1e-6);
+  EXPECT_NEAR(scores.at("d3"), 0.4420826, 1e-6);
+  // Repeating cherry instead doubles the other two.
+  const auto cherries = Scores("cherry apple cherry");
+  EXPECT_NEAR(cherries.at("d1"), 1.2852245, 1e-6);
+  EXPECT_NEAR(cherries.at("d2"), 1.0033786, 1e-6);
+  EXPECT_NEAR(cherries.at("d3"), 0.8841652, 1e-6);
+}
+
 TEST_F(Bm25CorpusTest, TagMatchAddsBoostedFieldScore) {
   Add("d1", "apple banana apple");
   Add("d2", "banana cherry", {"apple"});

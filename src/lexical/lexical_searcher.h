@@ -23,18 +23,55 @@
 
 namespace engram {
 
+// One term of a query as BM25 weighs it (docs/ARCHITECTURE.md, "BM25").
+struct QueryTerm {
+  // The form the query's language gives the word: what explain output and
+  // SearchResponse::query_terms show.
+  std::string term;
+  // Every index form that counts as this term, `term` first; for a
+  // Portuguese query also the word's English stem, so the word matches
+  // itself in a fact detected as English (lexical_searcher.cc). A fact's
+  // frequency of the term is the sum over its forms.
+  std::vector<std::string> forms;
+  // BM25's query term frequency: the times the query holds the word
+  // (Lucene adds a repeated term once per occurrence); expansion terms
+  // carry the weight their source gives them.
+  double weight = 1.0;
+};
+
 // A query after analysis: unique terms in first-seen order.
 struct LexicalQuery {
-  std::vector<std::string> terms;
+  std::vector<QueryTerm> terms;
   std::string language;  // "en" or "pt"
+
+  // The analysed forms shown for the query, `term` of each.
+  std::vector<std::string> Terms() const;
+  // Each term's weight, in order.
+  std::vector<double> Weights() const;
+  // Index of the term whose form `term` is, or terms.size().
+  size_t Find(std::string_view term) const;
 };
 
 LexicalQuery AnalyzeQuery(std::string_view text);
 
 // Appends the terms of `keywords` (HyDE's expansion, DESIGN §5 3a) to
-// `query`, analysed in the query's language, skipping terms it already has.
-// Returns how many terms were added.
-size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords);
+// `query`, analysed in the query's language, each with weight `weight`,
+// skipping terms it already has. Returns how many terms were added.
+size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords,
+                   double weight = 1.0);
+
+// Adds `weight` to the term of `query` whose form `term` is (an analysed
+// term, as the index holds it), or appends it as a new term of that one
+// form. Returns true when it was new.
+bool AddTermWeight(LexicalQuery* query, const std::string& term, double weight);
+
+// The phrases one FTS5 MATCH looks for to find every form of `query`'s
+// terms, each once, and for each term the indexes of its forms among them.
+struct QueryPhrases {
+  std::vector<std::string> phrases;
+  std::vector<std::vector<size_t>> of_term;
+};
+QueryPhrases PhrasesOf(const LexicalQuery& query);
 
 // Number of analysed terms in `text`: the field length BM25 normalises by.
 int64_t CountTerms(std::string_view text);
@@ -46,10 +83,16 @@ int64_t CountTagTerms(const std::vector<std::string>& tags);
 // and ORed, within `column` when one is named.
 std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column);
 
-// The counts engram_tf() returns for `n_terms` phrases over `n_fields`
-// columns, [term][field]; Internal when the blob has another size.
-Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_terms,
+// The counts engram_tf() returns for `n_phrases` phrases over `n_fields`
+// columns, [phrase][field]; Internal when the blob has another size.
+Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_phrases,
                                                    size_t n_fields);
+
+// The same blob folded into [term][field] counts of `phrases`' terms: each
+// term's frequency is the sum of its forms'.
+Result<std::vector<int32_t>> DecodeQueryTermFrequencies(std::string_view blob,
+                                                        const QueryPhrases& phrases,
+                                                        size_t n_fields);
 
 struct LexicalHit {
   int64_t rowid = 0;
@@ -80,14 +123,14 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
 
 // The share of the weight of query terms [first, last) that a fact's
 // matched terms carry: sum of w(t) over the `matched` indexes in the range
-// / sum over the range, with
-// w(t) BM25's idf over max(n_docs, kCoverageMinDocs) facts. The floor keeps
+// / sum over the range, with w(t) the term's query weight times BM25's idf
+// over max(n_docs, kCoverageMinDocs) facts. The floor keeps
 // a small scope from making its every word look common: in a scope of three
 // facts a word held by one is not thereby worth less than one held by none.
 // In [0, 1]; 0 when the terms weigh nothing.
 inline constexpr int64_t kCoverageMinDocs = 1000;
-double LexicalCoverage(const std::vector<size_t>& matched, const QueryTermCounts& counts,
-                       size_t first, size_t last);
+double LexicalCoverage(const std::vector<size_t>& matched, const LexicalQuery& query,
+                       const QueryTermCounts& counts, size_t first, size_t last);
 
 }  // namespace engram
 

@@ -84,9 +84,24 @@ TEST_F(LexicalSearcherTest, ReportsWhichTermsMatched) {
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   std::vector<std::string> matched;
-  for (size_t t : (*hits)[0].matched) matched.push_back(q.terms[t]);
+  for (size_t t : (*hits)[0].matched) matched.push_back(q.terms[t].term);
   EXPECT_EQ(matched.size(), 2u);
   EXPECT_EQ(std::count(matched.begin(), matched.end(), "vscode"), 0);
+}
+
+TEST_F(LexicalSearcherTest, APortugueseWordMatchesItselfInAnEnglishFact) {
+  // The fact reads as English, so "idioma" is stemmed as English
+  // ("idioma"); the query reads as Portuguese ("idiom"). The word still
+  // matches, counted once.
+  Add("a", "default", "Set the idioma field to English for the reply");
+  const LexicalQuery q = AnalyzeQuery("preferência de idioma");
+  ASSERT_EQ(q.language, "pt");
+  ASSERT_EQ(q.terms.size(), 2u);
+  EXPECT_EQ(q.terms[1].forms, (std::vector<std::string>{"idiom", "idioma"}));
+  auto hits = SearchLexical(store_->db(), q, {}, {});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].matched, std::vector<size_t>{1});
 }
 
 TEST_F(LexicalSearcherTest, QuotesInQueryAreHarmless) {
@@ -102,40 +117,60 @@ namespace {
 
 TEST(ExpandQueryTest, AddsNewTermsInTheQueryLanguage) {
   LexicalQuery q = AnalyzeQuery("which port does postgres use");
-  const std::vector<std::string> before = q.terms;
+  const std::vector<std::string> before = q.Terms();
   // "ports" stems to "port", which the query has; "listening" is new.
-  EXPECT_EQ(ExpandQuery(&q, {"ports", "listening", "5432"}), 2u);
-  ASSERT_EQ(q.terms.size(), before.size() + 2);
-  EXPECT_EQ(std::vector<std::string>(q.terms.begin(), q.terms.begin() + before.size()), before);
-  EXPECT_EQ(q.terms[before.size()], "listen");
-  EXPECT_EQ(q.terms[before.size() + 1], "5432");
+  EXPECT_EQ(ExpandQuery(&q, {"ports", "listening", "5432"}, 0.25), 2u);
+  const std::vector<std::string> after = q.Terms();
+  ASSERT_EQ(after.size(), before.size() + 2);
+  EXPECT_EQ(std::vector<std::string>(after.begin(), after.begin() + before.size()), before);
+  EXPECT_EQ(after[before.size()], "listen");
+  EXPECT_EQ(after[before.size() + 1], "5432");
+  // An expansion term carries the weight it was given; a term the query
+  // already had keeps its own.
+  EXPECT_EQ(q.Weights(), (std::vector<double>{1.0, 1.0, 1.0, 0.25, 0.25}));
 
   LexicalQuery pt = AnalyzeQuery("qual é a porta que o banco de dados usa");
   ASSERT_EQ(pt.language, "pt");
   EXPECT_EQ(ExpandQuery(&pt, {"configurações"}), 1u);
   // Stemmed with the Portuguese stemmer and accent-folded, as the query is.
-  EXPECT_EQ(pt.terms.back(), AnalyzeQuery("configurações do banco").terms.front());
+  EXPECT_EQ(pt.terms.back().term, AnalyzeQuery("configurações do banco").terms.front().term);
 }
+
+// Four terms of weight 1, as a query without repeated words has.
+const LexicalQuery kFourTerms{
+    {{"a", {"a"}, 1.0}, {"b", {"b"}, 1.0}, {"c", {"c"}, 1.0}, {"d", {"d"}, 1.0}}, "en"};
 
 TEST(LexicalCoverageTest, SharesOfTheQuerysOwnWeight) {
   // Over 1,000 facts (the floor): idf 6.503290 (df 1), 4.557380 (df 10),
   // 2.298597 (df 100); the fourth term was added by HyDE.
   const QueryTermCounts counts{1000, {1, 10, 100, 0}};
-  EXPECT_NEAR(LexicalCoverage({0}, counts, 0, 3), 0.486800, 1e-6);
-  EXPECT_NEAR(LexicalCoverage({1, 2}, counts, 0, 3), 0.513200, 1e-6);
-  EXPECT_DOUBLE_EQ(LexicalCoverage({0, 1, 2}, counts, 0, 3), 1.0);
-  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, counts, 0, 3), 0.0)
+  EXPECT_NEAR(LexicalCoverage({0}, kFourTerms, counts, 0, 3), 0.486800, 1e-6);
+  EXPECT_NEAR(LexicalCoverage({1, 2}, kFourTerms, counts, 0, 3), 0.513200, 1e-6);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({0, 1, 2}, kFourTerms, counts, 0, 3), 1.0);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, kFourTerms, counts, 0, 3), 0.0)
       << "an added term is not the query's own";
-  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, counts, 3, 4), 1.0) << "but covers the added ones";
-  EXPECT_DOUBLE_EQ(LexicalCoverage({}, counts, 0, 3), 0.0);
-  EXPECT_DOUBLE_EQ(LexicalCoverage({0}, QueryTermCounts{}, 0, 3), 0.0) << "an empty scope";
+  EXPECT_DOUBLE_EQ(LexicalCoverage({3}, kFourTerms, counts, 3, 4), 1.0)
+      << "but covers the added ones";
+  EXPECT_DOUBLE_EQ(LexicalCoverage({}, kFourTerms, counts, 0, 3), 0.0);
+  EXPECT_DOUBLE_EQ(LexicalCoverage({0}, kFourTerms, QueryTermCounts{}, 0, 3), 0.0)
+      << "an empty scope";
+}
+
+TEST(LexicalCoverageTest, ARepeatedTermWeighsByItsCount) {
+  // The first term twice: 2 * 6.503290 / (2 * 6.503290 + 4.557380 + 2.298597)
+  // = 0.654829.
+  LexicalQuery q = kFourTerms;
+  q.terms[0].weight = 2.0;
+  EXPECT_NEAR(LexicalCoverage({0}, q, QueryTermCounts{1000, {1, 10, 100, 0}}, 0, 3), 0.654829,
+              1e-6);
 }
 
 TEST(LexicalCoverageTest, ASmallScopeCountsAsAThousandFacts) {
   // Two query terms held by one fact of three, two held by none: over 1,000
   // facts 2 * 6.503290 / (2 * 6.503290 + 2 * 7.601902) = 0.461056; over the
   // scope's own three facts it would be 0.320504.
-  EXPECT_NEAR(LexicalCoverage({0, 1}, QueryTermCounts{3, {1, 1, 0, 0}}, 0, 4), 0.461056, 1e-6);
+  EXPECT_NEAR(LexicalCoverage({0, 1}, kFourTerms, QueryTermCounts{3, {1, 1, 0, 0}}, 0, 4), 0.461056,
+              1e-6);
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ TEST(TermDocumentFrequenciesTest, CountsTheFactsOfOneScope) {
   add("b", "home", "Bowls club subscription: 135 per year");
   add("c", "home", "Choir practice is on Wednesday");
   add("d", "work", "The bowls team plays on Fridays");
-  const std::vector<std::string> terms = AnalyzeQuery("bowls club choir unseen").terms;
+  const std::vector<std::string> terms = AnalyzeQuery("bowls club choir unseen").Terms();
   ASSERT_EQ(terms.size(), 4u);
   auto stats = TermDocumentFrequencies((*store)->db(), terms, "home");
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();

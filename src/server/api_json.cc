@@ -15,8 +15,10 @@ json SignalJson(const SignalValue& s) {
 
 json HydeJson(const HydeReport& h) {
   if (!h.enabled) return nullptr;
-  return {{"llm", h.llm},           {"hypothesis", h.hypothesis}, {"cached", h.cached},
-          {"keywords", h.keywords}, {"vector", h.vector},         {"fallbacks", h.fallbacks}};
+  json out = {{"llm", h.llm},           {"hypothesis", h.hypothesis}, {"cached", h.cached},
+              {"keywords", h.keywords}, {"vector", h.vector},         {"fallbacks", h.fallbacks}};
+  if (!h.feedback_facts.empty()) out["feedback_facts"] = h.feedback_facts;
+  return out;
 }
 
 }  // namespace

@@ -120,13 +120,19 @@ struct Evidence {
   }
 };
 
-// Steps 1-3 of the pipeline. Appends to `tokens` (when given) every word
-// that survives stop-word removal, with its term set to the case-folded,
-// still accented word; counts language evidence into `evidence` (when
-// given).
-void Collect(std::string_view text, bool remove_stop_words, std::vector<AnalyzedToken>* tokens,
+// A word of the text before stop-word removal: its token (term set to
+// the case-folded, still accented word) and the lists it is on.
+struct CollectedWord {
+  AnalyzedToken token;
+  StopWordMatch stop;
+};
+
+// Steps 1-2 of the pipeline. Appends to `words` (when given) every word
+// with the stop lists it is on (looked up only when `match_stop_words`);
+// counts language evidence into `evidence` (when given).
+void Collect(std::string_view text, bool match_stop_words, std::vector<CollectedWord>* words,
              Evidence* evidence) {
-  const bool need_match = remove_stop_words || evidence != nullptr;
+  const bool need_match = match_stop_words || evidence != nullptr;
   std::string lower;
   std::string folded;
   ForEachWord(text, [&](size_t begin, size_t end, bool ascii) {
@@ -137,41 +143,60 @@ void Collect(std::string_view text, bool remove_stop_words, std::vector<Analyzed
       match = MatchStopWord(ascii ? std::string_view(lower) : std::string_view(folded));
     }
     if (evidence != nullptr) evidence->Add(match, lower, ascii);
-    if (remove_stop_words && (match.english || match.portuguese)) return;
-    if (tokens != nullptr) tokens->push_back({lower, begin, end});
+    if (words != nullptr) words->push_back({{lower, begin, end}, match});
   });
 }
 
-// Steps 4-5: turns each token's case-folded word into its final term.
-void Finish(Language language, const AnalyzerOptions& options, std::vector<AnalyzedToken>* tokens) {
-  for (AnalyzedToken& token : *tokens) {
-    token.term = options.stem ? Stem(token.term, language) : FoldAccents(token.term);
+// `lower` (case-folded) as a term of `language`: step 4.
+std::string TermOf(std::string_view lower, Language language, const AnalyzerOptions& options) {
+  return options.stem ? Stem(lower, language) : FoldAccents(lower);
+}
+
+// Steps 3-5: drops the stop words of `language` and turns each remaining
+// word into its final term.
+std::vector<AnalyzedToken> Finish(Language language, const AnalyzerOptions& options,
+                                  std::vector<CollectedWord>* words) {
+  std::vector<AnalyzedToken> tokens;
+  tokens.reserve(words->size());
+  for (CollectedWord& w : *words) {
+    const bool stop = language == Language::kPortuguese ? w.stop.portuguese : w.stop.english;
+    if (options.remove_stop_words && stop) continue;
+    w.token.term = TermOf(w.token.term, language, options);
+    if (!w.token.term.empty()) tokens.push_back(std::move(w.token));
   }
-  std::erase_if(*tokens, [](const AnalyzedToken& token) { return token.term.empty(); });
+  return tokens;
 }
 
 }  // namespace
 
 Language DetectLanguage(std::string_view text) {
   Evidence evidence;
-  Collect(text, /*remove_stop_words=*/false, /*tokens=*/nullptr, &evidence);
+  Collect(text, /*match_stop_words=*/false, /*words=*/nullptr, &evidence);
   return evidence.Decide();
 }
 
 std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options) {
-  std::vector<AnalyzedToken> tokens;
+  std::vector<CollectedWord> words;
   Evidence evidence;
-  Collect(text, options.remove_stop_words, &tokens, &evidence);
-  Finish(evidence.Decide(), options, &tokens);
-  return tokens;
+  Collect(text, options.remove_stop_words, &words, &evidence);
+  return Finish(evidence.Decide(), options, &words);
 }
 
 std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,
                                    const AnalyzerOptions& options) {
-  std::vector<AnalyzedToken> tokens;
-  Collect(text, options.remove_stop_words, &tokens, /*evidence=*/nullptr);
-  Finish(language, options, &tokens);
-  return tokens;
+  std::vector<CollectedWord> words;
+  Collect(text, options.remove_stop_words, &words, /*evidence=*/nullptr);
+  return Finish(language, options, &words);
+}
+
+std::string TermAs(std::string_view text, const AnalyzedToken& token, Language language,
+                   const AnalyzerOptions& options) {
+  const std::string_view word = text.substr(token.begin, token.end - token.begin);
+  const bool ascii = std::all_of(word.begin(), word.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  std::string lower;
+  FoldCase(word, ascii, &lower);
+  return TermOf(lower, language, options);
 }
 
 }  // namespace engram

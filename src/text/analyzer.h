@@ -10,8 +10,9 @@
 //     then trimmed ("__init__" -> "init"); a word of only '_' is dropped.
 //  2. NFKC and full case folding ("ﬁle" -> "file", "Straße" -> "strasse").
 //  3. Stop words (when enabled): the accent-folded word is looked up in the
-//     English and the Portuguese lists together (stop_words.h), whatever
-//     the text's language, so question words go in both languages.
+//     list of the text's language (stop_words.h), question words included.
+//     Only that language's list: a Portuguese function word is an English
+//     content word often enough ("eu-west-1", "AI", "sera", "SEM", "Na").
 //  4. Stemming (when enabled) with the Snowball stemmer of the language;
 //     the stem is accent-folded (stemmer.h explains the accent handling).
 //     Without stemming the term is the accent-folded word.
@@ -35,7 +36,7 @@ namespace engram {
 // Version of what Analyze produces. Bump it with any change that alters
 // terms for some input (stop lists, stemming, splitting, folding): stores
 // indexed with another version rebuild their full-text index on open.
-inline constexpr int kAnalyzerVersion = 1;
+inline constexpr int kAnalyzerVersion = 2;
 
 // One term and where its word is in the analyzed text.
 struct AnalyzedToken {
@@ -72,6 +73,11 @@ std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions&
 // Terms of `text` in order, stemmed for `language`.
 std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,
                                    const AnalyzerOptions& options = {});
+
+// The term the word of `text` at [token.begin, token.end) gives when
+// analysed as `language` (steps 2, 4 and 5; stop words are not looked up).
+std::string TermAs(std::string_view text, const AnalyzedToken& token, Language language,
+                   const AnalyzerOptions& options = {});
 
 }  // namespace engram
 

@@ -42,6 +42,29 @@ TEST(AnalyzerTest, StopWordsAndQuestionWordsAreRemoved) {
   EXPECT_THAT(Terms("Quando o servidor caiu e por que?"), ElementsAre("servidor", "caiu"));
 }
 
+TEST(AnalyzerTest, OnlyTheTextsLanguageListApplies) {
+  // Portuguese function words are English content words: a region, a
+  // field, blood sera, a microscope.
+  EXPECT_THAT(Terms("The AI team deploys to eu-west-1", Language::kEnglish),
+              ElementsAre("ai", "team", "deploy", "eu", "west", "1"));
+  EXPECT_THAT(Terms("sera under the SEM", Language::kEnglish), ElementsAre("sera", "sem"));
+  // And the other way round.
+  EXPECT_THAT(Terms("eu uso o editor it", Language::kPortuguese),
+              ElementsAre("uso", "editor", "it"));
+  // Detection still counts both lists' evidence.
+  EXPECT_THAT(Terms("eu não uso isso"), ElementsAre("uso"));
+}
+
+TEST(AnalyzerTest, TermAsStemsOneWordInAnotherLanguage) {
+  const std::string text = "preferência de idioma";
+  const std::vector<AnalyzedToken> tokens = Analyze(text, Language::kPortuguese);
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[1].term, "idiom");
+  EXPECT_EQ(TermAs(text, tokens[1], Language::kEnglish), "idioma");
+  EXPECT_EQ(TermAs(text, tokens[1], Language::kPortuguese), "idiom");
+  EXPECT_EQ(TermAs(text, tokens[0], Language::kEnglish), "preferencia");
+}
+
 TEST(AnalyzerTest, StopWordRemovalCanBeTurnedOff) {
   AnalyzerOptions options;
   options.remove_stop_words = false;

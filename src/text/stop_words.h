@@ -10,9 +10,9 @@
 // ("don", "t", "ll", "ve"), so both tokenisers drop them.
 //
 // Folding merges some words: "é" and "e", "está" and "esta" are one entry
-// each. And as both lists apply to all text, a few Portuguese entries also
-// drop English words ("ate" from "até", "era", "sob"). That is accepted: they
-// are very frequent Portuguese function words and rare English ones.
+// each. The analyzer drops only the stop words of a text's language (many
+// Portuguese entries are English content words: "ai", "eu", "sera", "sem");
+// both lists give it evidence of the language.
 //
 // Thread-safe: the sets are immutable after their first (thread-safe static)
 // initialisation.

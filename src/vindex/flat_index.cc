@@ -189,6 +189,12 @@ std::optional<float> FlatIndex::Score(std::span<const float> query, int64_t labe
   return Dot(query.data(), rows_.data() + (found->second * dimension_), dimension_);
 }
 
+std::span<const float> FlatIndex::Vector(int64_t label) const {
+  const auto found = row_of_.find(label);
+  if (found == row_of_.end()) return {};
+  return {rows_.data() + (found->second * dimension_), dimension_};
+}
+
 std::vector<int64_t> FlatIndex::Labels() const {
   std::vector<int64_t> labels = labels_;
   std::sort(labels.begin(), labels.end());

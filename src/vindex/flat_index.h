@@ -55,6 +55,7 @@ class FlatIndex final : public VectorIndex {
   Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
                                           float min_score) const override;
   std::optional<float> Score(std::span<const float> query, int64_t label) const override;
+  std::span<const float> Vector(int64_t label) const override;
   // The scan's own dot products are the scores: no vector is read twice.
   Result<std::vector<ScoredLabel>> SearchAndScore(
       std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,

@@ -182,6 +182,14 @@ std::optional<float> HnswIndex::Score(std::span<const float> query, int64_t labe
   return Dot(query.data(), vector, dimension_);
 }
 
+std::span<const float> HnswIndex::Vector(int64_t label) const {
+  const auto found = slot_of_.find(label);
+  if (found == slot_of_.end()) return {};
+  const float* vector = graph_->Vector(found->second);
+  if (vector == nullptr) return {};
+  return {vector, dimension_};
+}
+
 std::vector<int64_t> HnswIndex::Labels() const {
   std::vector<int64_t> labels;
   labels.reserve(slot_of_.size());

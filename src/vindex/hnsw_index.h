@@ -97,6 +97,7 @@ class HnswIndex final : public VectorIndex {
   Result<std::vector<ScoredLabel>> Search(std::span<const float> query, size_t k,
                                           float min_score) const override;
   std::optional<float> Score(std::span<const float> query, int64_t label) const override;
+  std::span<const float> Vector(int64_t label) const override;
   std::vector<int64_t> Labels() const override;
 
   // Search with a per-call candidate list size instead of options.ef_search.

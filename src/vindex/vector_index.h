@@ -66,6 +66,10 @@ class VectorIndex {
   // the wrong dimension.
   virtual std::optional<float> Score(std::span<const float> query, int64_t label) const = 0;
 
+  // `label`'s vector as stored, empty when the label is absent; valid until
+  // the index next changes.
+  virtual std::span<const float> Vector(int64_t label) const = 0;
+
   // Search, and besides Score(query, labels[i]) into (*scores)[i] (nullopt
   // when absent), in one call: an index that visits every vector anyway
   // scores the labels on the way. The hits and scores are those the two

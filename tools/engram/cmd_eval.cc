@@ -127,6 +127,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
     std::string weights;
     std::string llm;
     bool hyde_queries_only = false;
+    bool feedback = false;
     bool json = false;
     std::string foreign_queries;
   };
@@ -149,6 +150,9 @@ void RegisterEval(CLI::App& app, Cli& cli) {
   sub->add_option("--llm", args->llm,
                   "Turn HyDE on with this LLM (e.g. scripted:hypotheses.jsonl, openai); each "
                   "run is then made without and with HyDE (<mode>+hyde)");
+  sub->add_flag("--feedback", args->feedback,
+                "Turn pseudo-relevance feedback on (feedback.enabled); each run is then made "
+                "without and with it (<mode>+feedback)");
   sub->add_flag("--hyde-queries-only", args->hyde_queries_only,
                 "With HyDE: evaluate only the queries the LLM answers (a recorded file's)");
   sub->add_option("--foreign-queries", args->foreign_queries,
@@ -161,6 +165,7 @@ void RegisterEval(CLI::App& app, Cli& cli) {
       cli.SetFlag("llm.provider", args->llm);
       cli.SetFlag("hyde.enabled", "true");
     }
+    if (args->feedback) cli.SetFlag("feedback.enabled", "true");
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
     EvalOptions options;

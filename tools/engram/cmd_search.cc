@@ -41,10 +41,17 @@ void PrintSignal(std::ostream& out, const char* name, const SignalValue& s, doub
 void PrintHyde(std::ostream& out, const HydeReport& h) {
   if (!h.enabled) return;
   out << "hyde (" << h.llm << "): ";
-  if (h.hypothesis.empty()) {
+  if (!h.feedback_facts.empty()) {
+    out << "feedback from " << h.feedback_facts.size() << " fact(s):";
+    for (const auto& id : h.feedback_facts) out << " " << id.substr(0, 12);
+    out << "\n";
+  }
+  if (h.hypothesis.empty() && h.feedback_facts.empty()) {
     out << "no hypothesis\n";
   } else {
-    out << (h.cached ? "hypothesis (cached): " : "hypothesis: ") << h.hypothesis << "\n";
+    if (!h.hypothesis.empty()) {
+      out << (h.cached ? "hypothesis (cached): " : "hypothesis: ") << h.hypothesis << "\n";
+    }
     out << "  expanded keywords:";
     for (const auto& k : h.keywords) out << " " << k;
     out << (h.keywords.empty() ? " (none new)" : "") << "\n";
