@@ -88,5 +88,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# Portuguese queries read its translations to find facts written in English.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS dict-freedict-por-eng)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

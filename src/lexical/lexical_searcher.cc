@@ -8,6 +8,7 @@
 #include "src/lexical/bm25.h"
 #include "src/store/fact_store.h"
 #include "src/text/analyzer.h"
+#include "src/text/bilingual_dictionary.h"
 
 namespace engram {
 
@@ -102,7 +103,9 @@ Language LanguageOf(const LexicalQuery& query) {
 // as it is. A new term of a Portuguese query also matches the word's
 // English stem: a fact detected as English stems the Portuguese words it
 // holds (names, tags, loan words) as English ("idioma" stays "idioma",
-// where Portuguese gives "idiom"). English queries get no Portuguese form:
+// where Portuguese gives "idiom"); and its English translations
+// (BilingualDictionary), for the facts written in English ("idioma":
+// idiom, language, tongue). English queries get no Portuguese form:
 // measured on every dev set it gained nothing and cost scifact and
 // locomo-dev 0.001-0.002 nDCG@10, the Portuguese stem of an English word
 // being another English word's stem often enough ("age" -> "ag").
@@ -119,8 +122,17 @@ size_t AddTerms(std::string_view text, double weight, bool repeats_count, Lexica
     QueryTerm term;
     term.forms.push_back(token.term);
     if (language == Language::kPortuguese) {
-      std::string english = TermAs(text, token, Language::kEnglish);
-      if (!english.empty() && english != token.term) term.forms.push_back(std::move(english));
+      const auto add_form = [&](std::string form) {
+        if (!form.empty() &&
+            std::find(term.forms.begin(), term.forms.end(), form) == term.forms.end()) {
+          term.forms.push_back(std::move(form));
+        }
+      };
+      add_form(TermAs(text, token, Language::kEnglish));
+      for (const std::string& english :
+           BilingualDictionary::PortugueseEnglish().Translations(token.term)) {
+        add_form(english);
+      }
     }
     term.term = std::move(token.term);
     term.weight = weight;

@@ -30,8 +30,9 @@ struct QueryTerm {
   std::string term;
   // Every index form that counts as this term, `term` first; for a
   // Portuguese query also the word's English stem, so the word matches
-  // itself in a fact detected as English (lexical_searcher.cc). A fact's
-  // frequency of the term is the sum over its forms.
+  // itself in a fact detected as English, and its English translations
+  // (lexical_searcher.cc). A fact's frequency of the term is the sum over
+  // its forms.
   std::vector<std::string> forms;
   // BM25's query term frequency: the times the query holds the word
   // (Lucene adds a repeated term once per occurrence); expansion terms

@@ -1,0 +1,153 @@
+#include "src/text/bilingual_dictionary.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <memory>
+
+#include "src/common/file_contents.h"
+#include "src/text/analyzer.h"
+
+namespace engram {
+namespace {
+
+// The directory Debian's dictd packages install into.
+constexpr char kDebianDictDir[] = "/usr/share/dictd";
+constexpr char kPortugueseEnglish[] = "freedict-por-eng";
+
+// dictd's base 64 number: digits A-Z a-z 0-9 + /, most significant first.
+bool DecodeDictNumber(std::string_view digits, uint64_t* out) {
+  uint64_t value = 0;
+  if (digits.empty() || digits.size() > 10) return false;
+  for (const char c : digits) {
+    int d = -1;
+    if (c >= 'A' && c <= 'Z') d = c - 'A';
+    if (c >= 'a' && c <= 'z') d = c - 'a' + 26;
+    if (c >= '0' && c <= '9') d = c - '0' + 52;
+    if (c == '+') d = 62;
+    if (c == '/') d = 63;
+    if (d < 0) return false;
+    value = value * 64 + static_cast<uint64_t>(d);
+  }
+  *out = value;
+  return true;
+}
+
+// The gzip'd `bytes` inflated; a dictzip file is a gzip file.
+Result<std::string> Gunzip(std::string_view bytes, const std::string& path) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return IOError("dictionary: " + path + ": zlib init");
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  char buffer[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buffer);
+    z.avail_out = sizeof(buffer);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buffer, sizeof(buffer) - z.avail_out);
+    if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) break;  // truncated input
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) return IOError("dictionary: " + path + ": not a complete gzip file");
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The one term `text` analyses to in `language`, or empty.
+std::string OneTerm(std::string_view text, Language language) {
+  std::vector<AnalyzedToken> tokens = Analyze(text, language);
+  return tokens.size() == 1 ? std::move(tokens[0].term) : std::string();
+}
+
+}  // namespace
+
+void BilingualDictionary::AddEntry(std::string_view entry) {
+  const size_t first_end = entry.find('\n');
+  if (first_end == std::string_view::npos) return;
+  // The headword line: the word, then its pronunciation between slashes.
+  std::string_view headword = entry.substr(0, first_end);
+  headword = Trim(headword.substr(0, headword.find('/')));
+  if (headword.empty() || headword.find(' ') != std::string_view::npos) return;
+  const std::string term = OneTerm(headword, Language::kPortuguese);
+  if (term.empty()) return;
+  std::vector<std::string>& translations = by_term_[term];
+  std::string_view rest = entry.substr(first_end + 1);
+  while (!rest.empty() && translations.size() < kMaxTranslations) {
+    const size_t end = std::min(rest.find('\n'), rest.size());
+    std::string_view line = Trim(rest.substr(0, end));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    // "2. language, tongue": the sense number goes.
+    const size_t dot = line.find(". ");
+    if (dot != std::string_view::npos && dot > 0 &&
+        std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(dot),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+      line.remove_prefix(dot + 2);
+    }
+    while (!line.empty() && translations.size() < kMaxTranslations) {
+      const size_t cut = std::min(line.find_first_of(",;"), line.size());
+      const std::string english = OneTerm(Trim(line.substr(0, cut)), Language::kEnglish);
+      line.remove_prefix(std::min(cut + 1, line.size()));
+      if (!english.empty() &&
+          std::find(translations.begin(), translations.end(), english) == translations.end()) {
+        translations.push_back(english);
+      }
+    }
+  }
+  if (translations.empty()) by_term_.erase(term);
+}
+
+Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
+                                                      const std::string& name) {
+  const std::string index_path = (std::filesystem::path(dir) / (name + ".index")).string();
+  const std::string text_path = (std::filesystem::path(dir) / (name + ".dict.dz")).string();
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> index, FileContents::Read(index_path));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> packed, FileContents::Read(text_path));
+  ENGRAM_ASSIGN_OR_RETURN(std::string text, Gunzip(packed->Bytes(), text_path));
+  BilingualDictionary dictionary;
+  std::string_view lines = index->Bytes();
+  for (size_t line_no = 1; !lines.empty(); ++line_no) {
+    const size_t end = std::min(lines.find('\n'), lines.size());
+    const std::string_view line = lines.substr(0, end);
+    lines.remove_prefix(std::min(end + 1, lines.size()));
+    if (line.empty()) continue;
+    const size_t tab1 = line.find('\t');
+    const size_t tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    if (tab2 == std::string_view::npos ||
+        !DecodeDictNumber(line.substr(tab1 + 1, tab2 - tab1 - 1), &offset) ||
+        !DecodeDictNumber(line.substr(tab2 + 1), &length) || offset > text.size() ||
+        length > text.size() - offset) {
+      return InvalidArgument("dictionary: " + index_path + ":" + std::to_string(line_no) +
+                             ": not \"headword TAB offset TAB length\" within the text");
+    }
+    if (line.substr(0, 8) == "00databa") continue;  // the dictionary's own metadata
+    dictionary.AddEntry(std::string_view(text).substr(offset, length));
+  }
+  return dictionary;
+}
+
+const BilingualDictionary& BilingualDictionary::PortugueseEnglish() {
+  static const BilingualDictionary* dictionary = [] {
+    auto loaded = Load(kDebianDictDir, kPortugueseEnglish);
+    return new BilingualDictionary(loaded.ok() ? std::move(*loaded) : BilingualDictionary());
+  }();
+  return *dictionary;
+}
+
+const std::vector<std::string>& BilingualDictionary::Translations(std::string_view term) const {
+  static const std::vector<std::string> none;
+  const auto it = by_term_.find(std::string(term));
+  return it == by_term_.end() ? none : it->second;
+}
+
+}  // namespace engram
