@@ -65,6 +65,10 @@ for pair in locomo-dev:scifact locomo-dev-turns:scifact updates-dev:cranfield \
   ENGRAM_FUSION_MIN_LEXICAL_COVERAGE=0 "$engram" eval "$datasets/$store" --mode blended \
     --foreign-queries "$datasets/$queries" --json > "$work/foreign-off-$store-$queries.json"
 done
+# Portuguese queries without their English translations (on by default).
+echo "results: evaluating updates-dev without query translations" >&2
+ENGRAM_QUERY_TRANSLATE=false "$engram" eval "$datasets/updates-dev" \
+  --compare lexical,semantic,blended --json > "$work/untranslated-updates-dev.json"
 # Pseudo-relevance feedback (an option, off by default) on and off, every
 # dataset.
 for dir in "$datasets"/*/; do
@@ -149,7 +153,7 @@ sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
     if name in ("speed", "kill") or name.startswith(("windows-", "versions-", "foreign-",
-                                                     "feedback-")):
+                                                     "feedback-", "untranslated-")):
         continue
     report = json.load(open(path))
     results = report["results"]
@@ -183,15 +187,25 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
         lang = (q.get("metadata") or {}).get("lang")
         if lang and q["_id"] in per["lexical"]:
             langs.setdefault(lang, []).append(q["_id"])
-    if len(langs) > 1:
-        print(f"nDCG@10 by query language ({name}; a Portuguese query's terms also match their "
-              "English stems, docs/ARCHITECTURE.md \"A query term has forms\"):\n")
+    untranslated = os.path.join(work, f"untranslated-{name}.json")
+    if len(langs) > 1 and os.path.exists(untranslated):
+        print(f"nDCG@10 by query language ({name}). A Portuguese query's terms also match "
+              "their English stems and, by default, their English translations "
+              "(`query.translate`, docs/ARCHITECTURE.md \"A query term has forms\"); the run "
+              "without translations is `ENGRAM_QUERY_TRANSLATE=false`. Per query: higher / "
+              "lower / equal with translations than without.\n")
+        off = json.load(open(untranslated))["per_query_ndcg10"]
         cols = ["lexical", "semantic", "blended"]
-        print("| language | queries | " + " | ".join(cols) + " |")
-        print("|---|---|" + "---|" * len(cols))
+        print("| language | queries | " + " | ".join(f"{c}, no translations | {c}" for c in cols)
+              + " | blended per query |")
+        print("|---|---|" + "---|---|" * len(cols) + "---|")
         for lang, ids in sorted(langs.items()):
-            vals = [sum(per[c][i] for i in ids) / len(ids) for c in cols]
-            print(f"| {lang} | {len(ids)} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
+            mean = lambda p, c: sum(p[c][i] for i in ids) / len(ids)
+            cells = [f"{mean(off, c):.4f} | {mean(per, c):.4f}" for c in cols]
+            w = sum(1 for i in ids if per["blended"][i] > off["blended"][i] + 1e-9)
+            l = sum(1 for i in ids if per["blended"][i] < off["blended"][i] - 1e-9)
+            print(f"| {lang} | {len(ids)} | " + " | ".join(cells) +
+                  f" | {w}/{l}/{len(ids) - w - l} |")
         print()
     if "current@1" in results["blended"]:
         print(f"Knowledge updates ({name}): current@1 is the share of questions about a fact "

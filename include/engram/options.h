@@ -154,6 +154,16 @@ struct HydeOptions {
   bool cache = true;
 };
 
+// How a query is analysed for the lexical signal (docs/ARCHITECTURE.md, "A
+// query term has forms").
+struct QueryAnalysisOptions {
+  // Count the English translations of a Portuguese query's words (Debian's
+  // dict-freedict-por-eng, when installed) as occurrences of them. On by
+  // default: it helps the Portuguese questions of updates-dev and leaves
+  // every English query as it is.
+  bool translate = true;
+};
+
 // HyDE without an LLM: pseudo-relevance feedback (docs/ARCHITECTURE.md,
 // "Pseudo-relevance feedback"). A first pass of the search stands in for the
 // hypothetical answer: the terms of its top facts expand the lexical query
@@ -289,6 +299,7 @@ struct EngineOptions {
   VectorOptions vector;
   HydeOptions hyde;
   FeedbackOptions feedback;
+  QueryAnalysisOptions query;
   ContextOptions context;
   VersionOptions versions;
   // Writes HyDE hypotheses; null means no HyDE whatever hyde.enabled says.

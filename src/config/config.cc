@@ -139,6 +139,9 @@ const std::vector<KeyDef>& Keys() {
                      "most tokens of a hypothesis"),
       ENGRAM_BOOL_KEY("hyde.cache", engine.hyde.cache,
                       "keep hypotheses in the store, keyed by LLM, prompt and query"),
+      ENGRAM_BOOL_KEY("query.translate", engine.query.translate,
+                      "count the English translations of a Portuguese query's words "
+                      "(dict-freedict-por-eng)"),
       ENGRAM_BOOL_KEY("feedback.enabled", engine.feedback.enabled,
                       "expand each search with the top facts of a first pass, when no LLM "
                       "gives a hypothesis (pseudo-relevance feedback)"),

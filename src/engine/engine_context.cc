@@ -290,7 +290,7 @@ Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query
   const std::shared_ptr<const EngineOptions> engine_options = Options();
   if (query.empty()) return InvalidArgument("context: search: the query is empty");
   ContextSearchResponse response;
-  const LexicalQuery lexical = AnalyzeQuery(query);
+  const LexicalQuery lexical = AnalyzeQuery(query, engine_options->query.translate);
   response.query_terms = lexical.Terms();
   std::vector<float> query_vector;
   if (engine_options->embedder) {

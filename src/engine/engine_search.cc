@@ -241,7 +241,7 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   report.fallbacks = std::move(outcome.fallbacks);
   if (report.hypothesis.empty()) return;
   report.keywords = HydeKeywords(query, report.hypothesis, options.hyde.num_keywords);
-  ExpandQuery(lexical_query, report.keywords);
+  ExpandQuery(lexical_query, report.keywords, 1.0, options.query.translate);
   if (semantic && options.hyde.use_vectors) {
     // The hypothesis reads like a note, so it is embedded as one.
     auto v = EmbedOne(*options.embedder, report.hypothesis, EmbedPurpose::kDocument);
@@ -324,7 +324,7 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
                                                    const SearchOptions& options,
                                                    SearchResponse* response) {
   PreparedQuery prepared;
-  prepared.lexical = AnalyzeQuery(query);
+  prepared.lexical = AnalyzeQuery(query, opts.query.translate);
   prepared.own_terms = prepared.lexical.terms.size();
   response->language = prepared.lexical.language;
   prepared.semantic = opts.embedder && UsesSemantic(options.mode) && !query.empty();

@@ -103,14 +103,15 @@ Language LanguageOf(const LexicalQuery& query) {
 // as it is. A new term of a Portuguese query also matches the word's
 // English stem: a fact detected as English stems the Portuguese words it
 // holds (names, tags, loan words) as English ("idioma" stays "idioma",
-// where Portuguese gives "idiom"); and its English translations
-// (BilingualDictionary), for the facts written in English ("idioma":
-// idiom, language, tongue). English queries get no Portuguese form:
+// where Portuguese gives "idiom"); and, with `translate`, its English
+// translations (BilingualDictionary), for the facts written in English
+// ("idioma": idiom, language, tongue). English queries get no Portuguese form:
 // measured on every dev set it gained nothing and cost scifact and
 // locomo-dev 0.001-0.002 nDCG@10, the Portuguese stem of an English word
 // being another English word's stem often enough ("age" -> "ag").
 // Returns how many terms were new.
-size_t AddTerms(std::string_view text, double weight, bool repeats_count, LexicalQuery* query) {
+size_t AddTerms(std::string_view text, double weight, bool repeats_count, bool translate,
+                LexicalQuery* query) {
   const Language language = LanguageOf(*query);
   size_t added = 0;
   for (AnalyzedToken& token : Analyze(text, language)) {
@@ -129,9 +130,11 @@ size_t AddTerms(std::string_view text, double weight, bool repeats_count, Lexica
         }
       };
       add_form(TermAs(text, token, Language::kEnglish));
-      for (const std::string& english :
-           BilingualDictionary::PortugueseEnglish().Translations(token.term)) {
-        add_form(english);
+      if (translate) {
+        for (const std::string& english :
+             BilingualDictionary::PortugueseEnglish().Translations(token.term)) {
+          add_form(english);
+        }
       }
     }
     term.term = std::move(token.term);
@@ -144,17 +147,18 @@ size_t AddTerms(std::string_view text, double weight, bool repeats_count, Lexica
 
 }  // namespace
 
-LexicalQuery AnalyzeQuery(std::string_view text) {
+LexicalQuery AnalyzeQuery(std::string_view text, bool translate) {
   LexicalQuery q;
   q.language = std::string(LanguageName(DetectLanguage(text)));
-  AddTerms(text, 1.0, /*repeats_count=*/true, &q);
+  AddTerms(text, 1.0, /*repeats_count=*/true, translate, &q);
   return q;
 }
 
-size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords, double weight) {
+size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords, double weight,
+                   bool translate) {
   size_t added = 0;
   for (const std::string& keyword : keywords) {
-    added += AddTerms(keyword, weight, /*repeats_count=*/false, query);
+    added += AddTerms(keyword, weight, /*repeats_count=*/false, translate, query);
   }
   return added;
 }

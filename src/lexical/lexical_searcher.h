@@ -53,13 +53,16 @@ struct LexicalQuery {
   size_t Find(std::string_view term) const;
 };
 
-LexicalQuery AnalyzeQuery(std::string_view text);
+// `text` analysed as a query; `translate` adds a Portuguese query's English
+// translations to its terms' forms (QueryAnalysisOptions::translate).
+LexicalQuery AnalyzeQuery(std::string_view text, bool translate = true);
 
 // Appends the terms of `keywords` (HyDE's expansion, DESIGN §5 3a) to
-// `query`, analysed in the query's language, each with weight `weight`,
-// skipping terms it already has. Returns how many terms were added.
+// `query`, analysed in the query's language, each with weight `weight`
+// (and translated as AnalyzeQuery does), skipping terms it already has.
+// Returns how many terms were added.
 size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords,
-                   double weight = 1.0);
+                   double weight = 1.0, bool translate = true);
 
 // Adds `weight` to the term of `query` whose form `term` is (an analysed
 // term, as the index holds it), or appends it as a new term of that one

@@ -95,12 +95,10 @@ TEST_F(LexicalSearcherTest, APortugueseWordMatchesItselfInAnEnglishFact) {
   // ("idioma"); the query reads as Portuguese ("idiom"). The word still
   // matches, counted once.
   Add("a", "default", "Set the idioma field to English for the reply");
-  const LexicalQuery q = AnalyzeQuery("preferência de idioma");
+  const LexicalQuery q = AnalyzeQuery("preferência de idioma", /*translate=*/false);
   ASSERT_EQ(q.language, "pt");
   ASSERT_EQ(q.terms.size(), 2u);
-  ASSERT_GE(q.terms[1].forms.size(), 2u);
-  EXPECT_EQ(q.terms[1].forms[0], "idiom");
-  EXPECT_EQ(q.terms[1].forms[1], "idioma");
+  EXPECT_EQ(q.terms[1].forms, (std::vector<std::string>{"idiom", "idioma"}));
   auto hits = SearchLexical(store_->db(), q, {}, {});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
@@ -119,6 +117,10 @@ TEST_F(LexicalSearcherTest, APortugueseQueryFindsTheEnglishTranslationOfItsWord)
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, "a");
+  // Not without translations (query.translate = false).
+  auto untranslated = SearchLexical(store_->db(), AnalyzeQuery("qual idioma usar", false), {}, {});
+  ASSERT_TRUE(untranslated.ok()) << untranslated.status().ToString();
+  EXPECT_TRUE(untranslated->empty());
   // An English query gets no Portuguese forms.
   for (const QueryTerm& t : AnalyzeQuery("which language to use").terms) {
     EXPECT_EQ(t.forms, std::vector<std::string>{t.term});
