@@ -48,8 +48,8 @@ void EngineImpl::RunFeedback(const EngineOptions& options, const SearchOptions& 
   first.k = options.feedback.docs;
   first.explain = false;
   first.record_access = false;
-  std::vector<int64_t> rowids;
-  Result<SearchResponse> pass = SearchPrepared(options, *query, first, SearchResponse{}, &rowids);
+  Served served;
+  Result<SearchResponse> pass = SearchPrepared(options, *query, first, SearchResponse{}, &served);
   if (!pass.ok()) {
     report.fallbacks.push_back("first pass failed: " + pass.status().message());
     return;
@@ -74,26 +74,23 @@ void EngineImpl::RunFeedback(const EngineOptions& options, const SearchOptions& 
     }
   }
 
-  // Phase 3: Rocchio over their vectors.
+  // Phase 3: Rocchio over their vectors, from the cache the first pass
+  // searched.
   if (query->vector.empty()) return;
   report.vector = "query";
   if (options.feedback.vector_weight <= 0.0) return;
-  std::vector<std::string> warnings;
-  auto cache = SyncedCache(options, ScopesOrDefault(search.scopes), &warnings);
-  if (!cache.ok() || *cache == nullptr) {
-    report.fallbacks.push_back(
-        "feedback vectors not read: " +
-        (cache.ok() ? std::string("no vectors stored") : cache.status().message()));
+  if (served.cache == nullptr) {
+    report.fallbacks.push_back("feedback vectors not read: no vectors stored");
     return;
   }
   std::vector<FactKey> keys;
-  keys.reserve(rowids.size());
-  for (size_t i = 0; i < rowids.size(); ++i) {
-    keys.push_back(FactKey{pass->hits[i].fact.scope, rowids[i]});
+  keys.reserve(served.rowids.size());
+  for (size_t i = 0; i < served.rowids.size(); ++i) {
+    keys.push_back(FactKey{pass->hits[i].fact.scope, served.rowids[i]});
   }
   std::vector<std::vector<float>> vectors;
   {
-    const VectorCache::View view(**cache);
+    const VectorCache::View view(*served.cache);
     vectors = view.Vectors(keys);
   }
   std::erase_if(vectors,

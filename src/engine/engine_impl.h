@@ -134,12 +134,17 @@ class EngineImpl final : public Engine {
   // The phases of Search (engine_search.cc): the query analysed, HyDE run
   // and the query embedded, outside any lock; then candidates gathered,
   // fused and loaded in one snapshot, access recorded and hits made.
-  // `served_rowids` (when given) receives the rowids of the hits in order.
+  // `served` (when given) receives what a caller reading more of the hits
+  // needs (the feedback's first pass).
+  struct Served {
+    std::vector<int64_t> rowids;         // of the hits, in order
+    std::shared_ptr<VectorCache> cache;  // the vector cache searched; null if none
+  };
   PreparedQuery PrepareQuery(const EngineOptions& options, const std::string& query,
                              const SearchOptions& search, SearchResponse* response);
   Result<SearchResponse> SearchPrepared(const EngineOptions& options, const PreparedQuery& query,
                                         const SearchOptions& search, SearchResponse response,
-                                        std::vector<int64_t>* served_rowids);
+                                        Served* served);
   // Pseudo-relevance feedback for one search (engine_feedback.cc): a first
   // pass of `query`, whose top facts expand its lexical terms and move its
   // vector. Never fails: problems land in response->hyde.fallbacks.

@@ -360,8 +360,7 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
 Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
                                                   const PreparedQuery& prepared,
                                                   const SearchOptions& options,
-                                                  SearchResponse response,
-                                                  std::vector<int64_t>* served_rowids) {
+                                                  SearchResponse response, Served* served_out) {
   const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
   const LexicalQuery& lexical_query = prepared.lexical;
   const size_t own_terms = prepared.own_terms;
@@ -535,9 +534,10 @@ Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
     }
   }
 
-  if (served_rowids != nullptr) {
-    served_rowids->clear();
-    for (size_t i : served) served_rowids->push_back(facts[i].rowid);
+  if (served_out != nullptr) {
+    served_out->rowids.clear();
+    for (size_t i : served) served_out->rowids.push_back(facts[i].rowid);
+    served_out->cache = cache;
   }
   response.hits.reserve(served.size());
   for (size_t i : served) {
