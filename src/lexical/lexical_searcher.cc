@@ -83,9 +83,7 @@ QueryPhrases PhrasesOf(const LexicalQuery& query) {
     for (const std::string& form : t.forms) {
       const auto [it, added] = index.emplace(form, out.phrases.size());
       if (added) out.phrases.push_back(form);
-      if (std::find(forms.begin(), forms.end(), it->second) == forms.end()) {
-        forms.push_back(it->second);
-      }
+      forms.push_back(it->second);
     }
   }
   return out;

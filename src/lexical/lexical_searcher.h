@@ -28,7 +28,7 @@ struct QueryTerm {
   // The form the query's language gives the word: what explain output and
   // SearchResponse::query_terms show.
   std::string term;
-  // Every index form that counts as this term, `term` first; for a
+  // Every index form that counts as this term, distinct, `term` first; for a
   // Portuguese query also the word's English stem, so the word matches
   // itself in a fact detected as English, and its English translations
   // (lexical_searcher.cc). A fact's frequency of the term is the sum over
