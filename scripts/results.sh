@@ -124,10 +124,12 @@ def chosen_line(name):
     if off:
         line += " Chosen without it: " + "; ".join(off) + "."
     return line
-def wins_losses(per, mode, base="lexical"):
-    ids = per[base].keys()
-    w = sum(1 for q in ids if per[mode][q] > per[base][q] + 1e-9)
-    l = sum(1 for q in ids if per[mode][q] < per[base][q] - 1e-9)
+def wins_losses(new, old, ids=None):
+    """Queries (all of `old`'s, or `ids`) where per-query nDCG@10 `new` is
+    higher / lower / equal than `old`."""
+    ids = list(old.keys()) if ids is None else ids
+    w = sum(1 for q in ids if new[q] > old[q] + 1e-9)
+    l = sum(1 for q in ids if new[q] < old[q] - 1e-9)
     return w, l, len(ids) - w - l
 defaults = open(os.path.join(work, "defaults.txt")).read().strip()
 cpu = "unknown"
@@ -179,7 +181,7 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     print(line + ".\n")
     per = report["per_query_ndcg10"]
     print("Per query against lexical (nDCG@10 higher / lower / equal): " + "; ".join(
-        "{} {}/{}/{}".format(m, *wins_losses(per, m)) for m in ("semantic", "blended", "rrf",
+        "{} {}/{}/{}".format(m, *wins_losses(per[m], per["lexical"])) for m in ("semantic", "blended", "rrf",
                                                                 "temporal")) + ".\n")
     langs = {}
     for l in open(os.path.join(datasets, name, "queries.jsonl"), encoding="utf-8"):
@@ -202,10 +204,8 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
         for lang, ids in sorted(langs.items()):
             mean = lambda p, c: sum(p[c][i] for i in ids) / len(ids)
             cells = [f"{mean(off, c):.4f} | {mean(per, c):.4f}" for c in cols]
-            w = sum(1 for i in ids if per["blended"][i] > off["blended"][i] + 1e-9)
-            l = sum(1 for i in ids if per["blended"][i] < off["blended"][i] - 1e-9)
-            print(f"| {lang} | {len(ids)} | " + " | ".join(cells) +
-                  f" | {w}/{l}/{len(ids) - w - l} |")
+            w, l, t = wins_losses(per["blended"], off["blended"], ids)
+            print(f"| {lang} | {len(ids)} | " + " | ".join(cells) + f" | {w}/{l}/{t} |")
         print()
     if "current@1" in results["blended"]:
         print(f"Knowledge updates ({name}): current@1 is the share of questions about a fact "
@@ -249,19 +249,19 @@ if feedback:
     print("| dataset | lexical | lexical + feedback | per query | blended | blended + feedback "
           "| per query |")
     print("|---|---|---|---|---|---|---|")
+    helped = []
     for path in feedback:
         name = os.path.basename(path)[len("feedback-"):-5]
         r = json.load(open(path))
         res, per = r["results"], r["per_query_ndcg10"]
         cells = []
         for m in ("lexical", "blended"):
-            w, l, t = wins_losses(per, m + "+feedback", m)
+            w, l, t = wins_losses(per[m + "+feedback"], per[m])
             cells += [f"{res[m]['nDCG@10']:.4f}", f"{res[m + '+feedback']['nDCG@10']:.4f}",
                       f"{w}/{l}/{t}"]
         print(f"| {name} | " + " | ".join(cells) + " |")
-    helped = [os.path.basename(p)[len("feedback-"):-5] for p in feedback
-              if (lambda r: r["blended+feedback"]["nDCG@10"] > r["blended"]["nDCG@10"])(
-                  json.load(open(p))["results"])]
+        if res["blended+feedback"]["nDCG@10"] > res["blended"]["nDCG@10"]:
+            helped.append(name)
     print(f"\nBlended search gains with feedback on {len(helped)} of {len(feedback)} datasets"
           + (f" ({', '.join(helped)})" if helped else "") + ".\n")
 windows = sorted(glob.glob(os.path.join(work, "windows-*.json")))
