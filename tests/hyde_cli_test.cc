@@ -1,7 +1,8 @@
 // HyDE through the engram binary against a real OpenAI-compatible server on
 // 127.0.0.1: --explain shows the hypothesis and the keywords it added; with
 // the server stopped the same search still answers and says which fallback
-// happened; failing calls never print a key, a secret or a signature; eval
+// happened; without an LLM, feedback shows the facts it read and the terms
+// it added; failing calls never print a key, a secret or a signature; eval
 // replays recorded hypotheses.
 #include <gtest/gtest.h>
 
@@ -93,6 +94,28 @@ TEST(HydeCliTest, ExplainShowsTheHypothesisAndFallsBackWhenTheServerStops) {
       << r.out;
   EXPECT_NE(r.err.find("warning: hyde: llm openai:gpt-4o-mini failed"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find(" 1. "), std::string::npos) << r.out;  // the search still answered
+}
+
+TEST(HydeCliTest, ExplainShowsFeedbackWithoutAnLlm) {
+  CliRunner cli;
+  for (const char* f : kFacts) ASSERT_EQ(cli.Run({"add", f}).exit_code, 0);
+  cli.SetEnv("ENGRAM_FEEDBACK_ENABLED", "true");
+  auto r = cli.Run({"search", "purchases", "--mode", "lexical", "--explain", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("hyde (feedback): feedback from 1 fact(s): "), std::string::npos) << r.out;
+  // The one fact's terms, of equal weight, in order of term; the query's
+  // own "purchas" is not new.
+  EXPECT_NE(r.out.find("  expanded keywords: db main postgr sit tabl\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("no hypothesis"), std::string::npos) << r.out;
+
+  r = cli.Run({"search", "kubernetes", "--mode", "lexical", "--explain", "--no-record"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fallback: the first pass found nothing to learn from"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("warning: hyde: the first pass found nothing to learn from"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(HydeCliTest, FailingCallsNeverPrintAKeyASecretOrASignature) {
