@@ -65,7 +65,7 @@ for pair in locomo-dev:scifact locomo-dev-turns:scifact updates-dev:cranfield \
   ENGRAM_FUSION_MIN_LEXICAL_COVERAGE=0 "$engram" eval "$datasets/$store" --mode blended \
     --foreign-queries "$datasets/$queries" --json > "$work/foreign-off-$store-$queries.json"
 done
-# Portuguese queries without their English translations (on by default).
+# Portuguese queries without their English translations and gloss (on by default).
 echo "results: evaluating updates-dev without query translations" >&2
 ENGRAM_QUERY_TRANSLATE=false "$engram" eval "$datasets/updates-dev" \
   --compare lexical,semantic,blended --json > "$work/untranslated-updates-dev.json"
@@ -77,13 +77,17 @@ for dir in "$datasets"/*/; do
   echo "results: evaluating $name with pseudo-relevance feedback" >&2
   "$engram" eval "$dir" --compare lexical,blended --feedback --json > "$work/feedback-$name.json"
 done
-# Long documents read whole (local:use-lite-en-windows) on the two sets of
-# long abstracts.
+# Long documents read whole, in windows of at most 128 tokens whose vectors
+# are averaged (local:use-lite-en-windows) or each kept, a document scoring by
+# its best window (local:use-lite-en-best-window), on the two sets of long
+# abstracts.
 for name in scifact cranfield; do
   [ -f "$datasets/$name/corpus.jsonl" ] || continue
-  echo "results: evaluating $name with long texts read in windows" >&2
-  ENGRAM_EMBED_PROVIDER=local:use-lite-en-windows "$engram" eval "$datasets/$name" \
-    --compare lexical,semantic,blended --json > "$work/windows-$name.json"
+  for reading in windows best-window; do
+    echo "results: evaluating $name with long texts read in $reading" >&2
+    ENGRAM_EMBED_PROVIDER=local:use-lite-en-$reading "$engram" eval "$datasets/$name" \
+      --compare lexical,semantic,blended --json > "$work/$reading-$name.json"
+  done
 done
 # HyDE quality is reported only from a live LLM run whose model and
 # settings are recorded; the recorded hypotheses in eval/hypotheses/ exercise
@@ -154,7 +158,7 @@ metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
-    if name in ("speed", "kill") or name.startswith(("windows-", "versions-", "foreign-",
+    if name in ("speed", "kill") or name.startswith(("windows-", "best-window-", "versions-", "foreign-",
                                                      "feedback-", "untranslated-")):
         continue
     report = json.load(open(path))
@@ -193,8 +197,9 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     if len(langs) > 1 and os.path.exists(untranslated):
         print(f"nDCG@10 by query language ({name}). A Portuguese query's terms also match "
               "their English stems and, by default, their English translations "
-              "(`query.translate`, docs/ARCHITECTURE.md \"A query term has forms\"); the run "
-              "without translations is `ENGRAM_QUERY_TRANSLATE=false`. Per query: higher / "
+              "(`query.translate`), and the query is embedded with its English gloss "
+              "(`query.translate_vector`; docs/ARCHITECTURE.md \"A query term has forms\"); "
+              "the run without either is `ENGRAM_QUERY_TRANSLATE=false`. Per query: higher / "
               "lower / equal with translations than without.\n")
         off = json.load(open(untranslated))["per_query_ndcg10"]
         cols = ["lexical", "semantic", "blended"]
@@ -267,18 +272,26 @@ if feedback:
 windows = sorted(glob.glob(os.path.join(work, "windows-*.json")))
 if windows:
     print("### Long documents read whole\n")
-    print("The model reads a text's first 128 tokens. With `embed.provider = "
-          "local:use-lite-en-windows` it reads a longer text in windows of at most 128 tokens "
-          "and averages their vectors. nDCG@10 against the default reading above:\n")
-    print("| dataset | semantic, first 128 tokens | semantic, windows | blended, first 128 tokens "
-          "| blended, windows |")
+    print("The model reads a text's first 128 tokens (the default, `local:use-lite-en`). "
+          "`local:use-lite-en-windows` reads a longer text in windows of at most 128 tokens and "
+          "averages their vectors (mean); `local:use-lite-en-best-window` keeps each window's "
+          "vector and scores a document by its best window (max). Each reading is an embedding "
+          "space of its own, chosen by `embed.provider`. nDCG@10, and per query the blended "
+          "runs higher/lower/equal against the first 128 tokens:\n")
+    print("| dataset | semantic: first 128 / mean / max | blended: first 128 / mean / max "
+          "| blended mean vs first | blended max vs first |")
     print("|---|---|---|---|---|")
     for path in windows:
         name = os.path.basename(path)[len("windows-"):-5]
-        base = json.load(open(os.path.join(work, name + ".json")))["results"]
-        win = json.load(open(path))["results"]
-        print(f"| {name} | {base['semantic']['nDCG@10']:.4f} | {win['semantic']['nDCG@10']:.4f} "
-              f"| {base['blended']['nDCG@10']:.4f} | {win['blended']['nDCG@10']:.4f} |")
+        runs = [json.load(open(os.path.join(work, f)))
+                for f in (name + ".json", "windows-" + name + ".json",
+                          "best-window-" + name + ".json")]
+        cells = [" / ".join(f"{r['results'][m]['nDCG@10']:.4f}" for r in runs)
+                 for m in ("semantic", "blended")]
+        first = runs[0]["per_query_ndcg10"]["blended"]
+        for r in runs[1:]:
+            cells.append("{}/{}/{}".format(*wins_losses(r["per_query_ndcg10"]["blended"], first)))
+        print(f"| {name} | " + " | ".join(cells) + " |")
     print()
 print("### Weight sweep\n")
 print("Blended nDCG@10 with the semantic share s of the 0.85 that semantic and lexical split "

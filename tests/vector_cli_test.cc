@@ -3,6 +3,7 @@
 // serve a vector from the wrong space and re-embed nothing still valid,
 // and a missing model degrades to keyword-only with a warning.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include "src/embed/hash_embedder.h"
 #include "src/embed/local_embedder.h"
+#include "src/text/bilingual_dictionary.h"
 #include "tests/cli_runner.h"
 
 namespace engram {
@@ -112,6 +114,112 @@ TEST(VectorCliTest, ModesAndExplainShowTheSemanticSignal) {
   r = cli.Run({"search", "when do we ship releases", "--mode", "rrf", "--explain"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("-> 1/(60+"), std::string::npos) << r.out;
+}
+
+// local:use-lite-en-best-window stores a long fact as one vector per
+// window and scores it by the best: a query about the end of a long fact
+// finds it, where the first-128-token reading sees only its beginning.
+TEST(VectorCliTest, ABestWindowSpaceScoresALongFactByItsBestWindow) {
+  std::string long_fact;
+  for (int i = 0; i < 12; ++i) long_fact += "The chef slowly simmers the tomato soup with basil. ";
+  for (int i = 0; i < 12; ++i) long_fact += "The rocket engine burns liquid oxygen at launch. ";
+  const std::string query = "rocket engine propellant";
+  const auto raw = [&](const testing::CliResult& r) {
+    const nlohmann::json response = nlohmann::json::parse(r.out);
+    for (const auto& hit : response["hits"]) {
+      if (hit["fact"]["content"] == long_fact)
+        return hit["signals"]["semantic"]["raw"].get<double>();
+    }
+    ADD_FAILURE() << "the long fact is not among the hits: " << r.out;
+    return 0.0;
+  };
+  CliRunner cli;
+  cli.SetEnv("ENGRAM_EMBED_PROVIDER", "local:use-lite-en-best-window");
+  ASSERT_EQ(cli.Run({"add", long_fact}).exit_code, 0);
+  ASSERT_EQ(cli.Run({"add", kFacts[3]}).exit_code, 0);
+  auto best = cli.Run({"search", query, "--mode", "semantic", "--json", "--no-record"});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+
+  // The cosine reported is the best of the fact's windows, as the embedder
+  // gives them here.
+  EmbedderOptions options;
+  options.models_dir = std::filesystem::path(ENGRAM_TEST_MODEL_FILE).parent_path().string();
+  auto embedder = CreateEmbedder("local:use-lite-en-best-window", options);
+  ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
+  auto q = (*embedder)->Embed({query}, EmbedPurpose::kQuery);
+  auto d = (*embedder)->Embed({long_fact}, EmbedPurpose::kDocument);
+  ASSERT_TRUE(q.ok() && d.ok());
+  ASSERT_GE((*d)[0].size(), 2u * 512);
+  double best_window = -1.0;
+  for (size_t begin = 0; begin < (*d)[0].size(); begin += 512) {
+    double dot = 0.0;
+    for (size_t i = 0; i < 512; ++i) dot += (*q)[0][i] * (*d)[0][begin + i];
+    best_window = std::max(best_window, dot);
+  }
+  EXPECT_NEAR(raw(best), best_window, 1e-4);
+
+  // The default reading sees only the soup.
+  auto first_only = CreateEmbedder("local", options);
+  ASSERT_TRUE(first_only.ok());
+  auto fq = (*first_only)->Embed({query}, EmbedPurpose::kQuery);
+  auto fd = (*first_only)->Embed({long_fact}, EmbedPurpose::kDocument);
+  ASSERT_TRUE(fq.ok() && fd.ok());
+  double first_window = 0.0;
+  for (size_t i = 0; i < 512; ++i) first_window += (*fq)[0][i] * (*fd)[0][i];
+  EXPECT_GT(best_window, first_window + 0.1);
+
+  // Blobs of several windows are what the space stores: check finds no fault.
+  auto check = cli.Run({"check"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("no problem"), std::string::npos) << check.out;
+}
+
+// A Portuguese query is embedded with its English gloss for the English-only
+// local model: the cosine reported is against the normalised sum of the two
+// vectors, and query.translate_vector = false searches the query's own.
+TEST(VectorCliTest, APortugueseQueryIsEmbeddedWithItsEnglishGloss) {
+  if (BilingualDictionary::PortugueseEnglish().size() == 0) {
+    GTEST_SKIP() << "dict-freedict-por-eng is not installed";
+  }
+  const std::string query = "qual é a minha preferência de idioma";
+  const std::string gloss = BilingualDictionary::PortugueseEnglish().Gloss(query);
+  ASSERT_FALSE(gloss.empty());
+  CliRunner cli;
+  cli.SetEnv("ENGRAM_VECTOR_MATCH_COSINE", "0");
+  ASSERT_EQ(cli.Run({"add", "I prefer answers in English"}).exit_code, 0);
+  const auto semantic_raw = [&]() {
+    auto r = cli.Run({"search", query, "--mode", "semantic", "--json", "--no-record"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json response = nlohmann::json::parse(r.out);
+    EXPECT_EQ(response["hits"].size(), 1u) << r.out;
+    return std::make_pair(response["translation"].get<std::string>(),
+                          response["hits"][0]["signals"]["semantic"]["raw"].get<double>());
+  };
+  const auto [translation, with_gloss] = semantic_raw();
+  EXPECT_EQ(translation, gloss);
+
+  auto local = LocalEmbedder::Load(ENGRAM_TEST_MODEL_FILE);
+  ASSERT_TRUE(local.ok());
+  auto v = (*local)->Embed({query, gloss, "I prefer answers in English"}, EmbedPurpose::kQuery);
+  ASSERT_TRUE(v.ok());
+  std::vector<float> sum(512);
+  double norm2 = 0.0;
+  for (size_t i = 0; i < 512; ++i) {
+    sum[i] = (*v)[0][i] + (*v)[1][i];
+    norm2 += static_cast<double>(sum[i]) * sum[i];
+  }
+  double dot_sum = 0.0;
+  double dot_own = 0.0;
+  for (size_t i = 0; i < 512; ++i) {
+    dot_sum += sum[i] * (*v)[2][i];
+    dot_own += (*v)[0][i] * (*v)[2][i];
+  }
+  EXPECT_NEAR(with_gloss, dot_sum / std::sqrt(norm2), 1e-4);
+
+  cli.SetEnv("ENGRAM_QUERY_TRANSLATE_VECTOR", "false");
+  const auto [none, own] = semantic_raw();
+  EXPECT_EQ(none, "");
+  EXPECT_NEAR(own, dot_own, 1e-4);
 }
 
 TEST(VectorCliTest, AMissingModelMeansKeywordOnlyWithAWarning) {

@@ -34,6 +34,11 @@ struct ENGRAM_EXPORT EmbeddingSpace {
 
   // "local:use-lite-en:512".
   std::string Key() const;
+
+  // Most vectors a document has in the space: 1, except in a space that
+  // scores a long document by its best window (local:use-lite-en-best-window,
+  // 16), where a document has one vector per window of its text.
+  size_t MaxVectorsPerDocument() const;
 };
 
 class ENGRAM_EXPORT Embedder {
@@ -43,7 +48,10 @@ class ENGRAM_EXPORT Embedder {
   virtual const EmbeddingSpace& Space() const = 0;
 
   // One L2-normalised vector of Space().dimension floats per text, in
-  // order. Fails as a whole (never a partial result).
+  // order. In a space whose MaxVectorsPerDocument() is above 1, a document
+  // (kDocument) is 1 to that many such vectors, one after another, its
+  // windows in the text's order; a query is always one. Fails as a whole
+  // (never a partial result).
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
                                                         EmbedPurpose purpose) const = 0;
 };
@@ -70,6 +78,9 @@ struct EmbedderOptions {
 // Builds the embedder a spec "<provider>[:<model or parameters>]" names:
 //   local, local:use-lite-en     the embedded USE-Lite model (512-d)
 //   local:use-lite-en-windows    the same, long texts read whole, in windows
+//                                whose vectors are averaged
+//   local:use-lite-en-best-window  the same windows, one vector each; a
+//                                document scores by its best window
 //   hash, hash:dim=N             feature hashing, 8 <= N <= 4096 (default 256)
 //   openai[:MODEL]               POST {base}/v1/embeddings, <= 2048 inputs a
 //                                call (default text-embedding-3-small, 1536)

@@ -57,7 +57,10 @@ struct SearchResponse {
   std::vector<SearchHit> hits;
   std::vector<std::string> query_terms;  // analysed terms of the query
   std::string language;                  // language detected for the query
-  size_t candidates = 0;                 // facts scored before the cut to k
+  // The English gloss of a Portuguese query embedded beside it for an
+  // English-only model (QueryAnalysisOptions::translate); empty when none.
+  std::string translation;
+  size_t candidates = 0;  // facts scored before the cut to k
   // Nothing matched the query (no term, no vector above the floor, or
   // only candidates without evidence); hits is then empty unless the
   // recency fallback is on.

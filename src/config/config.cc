@@ -142,6 +142,9 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_BOOL_KEY("query.translate", engine.query.translate,
                       "count the English translations of a Portuguese query's words "
                       "(dict-freedict-por-eng)"),
+      ENGRAM_BOOL_KEY("query.translate_vector", engine.query.translate_vector,
+                      "embed a Portuguese query's English gloss beside it for the local "
+                      "(English-only) model"),
       ENGRAM_BOOL_KEY("feedback.enabled", engine.feedback.enabled,
                       "expand each search with the top facts of a first pass, when no LLM "
                       "gives a hypothesis (pseudo-relevance feedback)"),

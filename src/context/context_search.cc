@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
 #include "src/rank/fusion.h"
-#include "src/vindex/flat_index.h"
+#include "src/vindex/best_window_index.h"
 
 namespace engram {
 namespace {
@@ -51,21 +52,22 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
   for (size_t i = 0; i < bm25.size(); ++i) candidate(matches.rowids[i]).lexical = bm25[i];
 
   if (!vector.vector.empty()) {
-    FlatIndex index(vector.vector.size(), FlatIndexOptions{1, 0});
+    const std::unique_ptr<VectorIndex> index =
+        NewExactIndex(vector.vector.size(), vector.max_windows, 0, FlatIndexOptions{1, 0});
     Status upserted = Status::OK();
     ENGRAM_RETURN_IF_ERROR(store->ForEachVector(attachment_ids, vector.space_id,
-                                                vector.vector.size(),
+                                                vector.vector.size(), vector.max_windows,
                                                 [&](int64_t rowid, std::span<const float> v) {
                                                   if (upserted.ok())
-                                                    upserted = index.Upsert(rowid, v);
+                                                    upserted = index->Upsert(rowid, v);
                                                 }));
     ENGRAM_RETURN_IF_ERROR(upserted);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> nearest,
-                            index.Search(vector.vector, std::max(options.k, options.vector_top_k),
-                                         static_cast<float>(options.min_cosine)));
+                            index->Search(vector.vector, std::max(options.k, options.vector_top_k),
+                                          static_cast<float>(options.min_cosine)));
     for (const ScoredLabel& hit : nearest) candidate(hit.label);
     for (size_t i = 0; i < candidates.size(); ++i) {
-      const std::optional<float> cosine = index.Score(vector.vector, rowids[i]);
+      const std::optional<float> cosine = index->Score(vector.vector, rowids[i]);
       if (cosine) candidates[i].semantic = *cosine;
     }
   }

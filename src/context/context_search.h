@@ -39,6 +39,9 @@ struct ChunkRankOptions {
 struct ChunkQueryVector {
   std::span<const float> vector;  // empty: lexical only
   int64_t space_id = 0;
+  // Most vectors a chunk has in the space (EmbeddingSpace::
+  // MaxVectorsPerDocument); above 1 a chunk scores by its best window.
+  size_t max_windows = 1;
 };
 
 // Fills response->hits and response->candidates.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/common/json_text.h"
+#include "src/common/vector_blob.h"
 #include "src/store/fact_store.h"
 
 namespace engram {
@@ -239,7 +240,7 @@ Result<int64_t> ContextStore::DropUnusedVectors() {
 }
 
 Status ContextStore::ForEachVector(
-    const std::vector<int64_t>& ids, int64_t space_id, size_t dimension,
+    const std::vector<int64_t>& ids, int64_t space_id, size_t dimension, size_t max_vectors,
     const std::function<void(int64_t, std::span<const float>)>& sink) {
   if (ids.empty()) return Status::OK();
   ENGRAM_ASSIGN_OR_RETURN(
@@ -250,16 +251,18 @@ Status ContextStore::ForEachVector(
                    Placeholders(ids.size()) + ")"));
   s.BindInt(1, space_id);
   BindIds(&s, 2, ids);
-  std::vector<float> v(dimension);
+  std::vector<float> v;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     const std::string_view blob = s.ColumnBlob(1);
-    if (blob.size() != dimension * sizeof(float)) {
+    const size_t vectors = VectorsInBlob(blob.size(), dimension, max_vectors);
+    if (vectors == 0) {
       return Corruption("context: chunk " + std::to_string(s.ColumnInt(0)) + ": vector of " +
                         std::to_string(blob.size()) + " bytes, expected " +
-                        std::to_string(dimension * sizeof(float)));
+                        BlobSizeWanted(dimension, max_vectors));
     }
+    v.resize(vectors * dimension);
     std::memcpy(v.data(), blob.data(), blob.size());
     sink(s.ColumnInt(0), v);
   }

@@ -109,8 +109,10 @@ class ContextStore {
   Result<int64_t> DropUnusedVectors();
 
   // Calls `sink` with each chunk of the attachments that has a vector in
-  // the space; Corruption when a blob is not `dimension` floats.
+  // the space; Corruption when a blob is not 1 to `max_vectors` vectors of
+  // `dimension` floats (src/common/vector_blob.h).
   Status ForEachVector(const std::vector<int64_t>& ids, int64_t space_id, size_t dimension,
+                       size_t max_vectors,
                        const std::function<void(int64_t, std::span<const float>)>& sink);
   // The chunks of the attachments that hold any of the query's terms.
   Result<ChunkMatches> Match(const std::vector<int64_t>& ids, const LexicalQuery& query);

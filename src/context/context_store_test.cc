@@ -96,12 +96,20 @@ TEST_F(ContextStoreTest, VectorsAreSharedByHashAndDroppedWhenUnused) {
               }).ok());
   size_t seen = 0;
   ASSERT_TRUE(context_
-                  ->ForEachVector({a, b}, space, 2,
+                  ->ForEachVector({a, b}, space, 2, 1,
                                   [&](int64_t, std::span<const float> v) { seen += v[0] == 1.0f; })
                   .ok());
   EXPECT_EQ(seen, 2u);  // one vector serves both chunks
-  EXPECT_EQ(context_->ForEachVector({a}, space, 3, [](int64_t, std::span<const float>) {}).code(),
-            StatusCode::kCorruption);
+  const auto ignore = [](int64_t, std::span<const float>) {};
+  EXPECT_EQ(context_->ForEachVector({a}, space, 3, 1, ignore).code(), StatusCode::kCorruption);
+  // Read as a windowed space's blob of 1-d vectors, it is two windows.
+  size_t floats = 0;
+  ASSERT_TRUE(context_
+                  ->ForEachVector({a}, space, 1, 2,
+                                  [&](int64_t, std::span<const float> v) { floats = v.size(); })
+                  .ok());
+  EXPECT_EQ(floats, 2u);
+  EXPECT_EQ(context_->ForEachVector({a}, space, 1, 1, ignore).code(), StatusCode::kCorruption);
 
   ASSERT_TRUE(Run([&] { return context_->Delete(a); }).ok());
   auto dropped = context_->DropUnusedVectors();

@@ -69,9 +69,12 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
     UseLiteEncoderOptions encoder_options;
     if (params == kUseLiteWindowsModel) {
       encoder_options.long_text = UseLiteLongText::kWindows;
+    } else if (params == kUseLiteBestWindowModel) {
+      encoder_options.long_text = UseLiteLongText::kBestWindow;
     } else if (!params.empty() && params != kUseLiteModel) {
       return InvalidArgument("embed: spec '" + spec + "': the local provider's models are " +
-                             kUseLiteModel + " and " + kUseLiteWindowsModel);
+                             kUseLiteModel + ", " + kUseLiteWindowsModel + " and " +
+                             kUseLiteBestWindowModel);
     }
     const ModelLookup model = LocateModel(
         options.models_dir.empty() ? ProcessModelPlaces()

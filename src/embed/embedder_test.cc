@@ -64,6 +64,8 @@ TEST(EmbedderFactoryTest, BadSpecsAreClearErrors) {
             std::string::npos);
   EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en-windows"),
             std::string::npos);
+  EXPECT_NE(CreateEmbedder("local:bert", {}).status().message().find("use-lite-en-best-window"),
+            std::string::npos);
   auto missing = CreateEmbedder("local", ModelsIn("/nonexistent/models"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("/nonexistent/models/use-lite-en.bin"),
@@ -98,6 +100,22 @@ TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
   auto windows = CreateEmbedder("local:use-lite-en-windows", ModelsIn(models_dir));
   ASSERT_TRUE(windows.ok()) << windows.status().ToString();
   EXPECT_EQ((*windows)->Space().Key(), "local:use-lite-en-windows:512");
+  EXPECT_EQ((*windows)->Space().MaxVectorsPerDocument(), 1u);
+
+  // The best-window reading: a long document is a vector per window, a
+  // query of the same text one vector.
+  auto best = CreateEmbedder("local:use-lite-en-best-window", ModelsIn(models_dir));
+  ASSERT_TRUE(best.ok()) << best.status().ToString();
+  EXPECT_EQ((*best)->Space().Key(), "local:use-lite-en-best-window:512");
+  EXPECT_EQ((*best)->Space().MaxVectorsPerDocument(), 16u);
+  std::string long_text;
+  for (int i = 0; i < 30; ++i) long_text += "The deploy pipeline runs every Thursday at noon. ";
+  auto document = (*best)->Embed({long_text}, EmbedPurpose::kDocument);
+  auto query = (*best)->Embed({long_text}, EmbedPurpose::kQuery);
+  ASSERT_TRUE(document.ok() && query.ok());
+  EXPECT_GE((*document)[0].size(), 2u * 512);
+  EXPECT_EQ((*document)[0].size() % 512, 0u);
+  EXPECT_EQ((*query)[0].size(), 512u);
 }
 
 }  // namespace

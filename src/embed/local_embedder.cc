@@ -11,8 +11,9 @@ Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& mo
                                                            const UseLiteEncoderOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<UseLiteEncoder> encoder,
                           UseLiteEncoder::Load(model_path, options));
-  const char* model =
-      options.long_text == UseLiteLongText::kWindows ? kUseLiteWindowsModel : kUseLiteModel;
+  const char* model = options.long_text == UseLiteLongText::kWindows      ? kUseLiteWindowsModel
+                      : options.long_text == UseLiteLongText::kBestWindow ? kUseLiteBestWindowModel
+                                                                          : kUseLiteModel;
   return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder), model));
 }
 
@@ -31,7 +32,7 @@ std::string LocalEmbedder::Prepare(const std::string& text) {
 }
 
 Result<std::vector<std::vector<float>>> LocalEmbedder::Embed(const std::vector<std::string>& texts,
-                                                             EmbedPurpose) const {
+                                                             EmbedPurpose purpose) const {
   std::vector<std::string> prepared;
   prepared.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -41,6 +42,10 @@ Result<std::vector<std::vector<float>>> LocalEmbedder::Embed(const std::vector<s
                              ": invalid UTF-8 at byte " + std::to_string(bad + 1));
     }
     prepared.push_back(Prepare(texts[i]));
+  }
+  if (purpose == EmbedPurpose::kQuery && Space().MaxVectorsPerDocument() > 1) {
+    // A query is one vector: a long one is read whole, its windows averaged.
+    return encoder_->Embed(prepared, UseLiteLongText::kWindows);
   }
   return encoder_->Embed(prepared);
 }

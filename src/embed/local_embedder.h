@@ -1,5 +1,6 @@
 // LocalEmbedder: the embedded USE-Lite model as an Embedder (provider
-// "local", model "use-lite-en", 512-d), in-process and offline.
+// "local", 512-d), in-process and offline, in one of the three readings of
+// src/common/local_models.h (model "use-lite-en" by default).
 //
 // One preparation before the model: text written without any lower-case
 // letter but with upper-case ones ("DEPLOY ON THURSDAYS") is lower-cased
@@ -14,19 +15,10 @@
 #include <string>
 
 #include "engram/embedder.h"
+#include "src/common/local_models.h"
 #include "src/embed/use_lite_encoder.h"
 
 namespace engram {
-
-// File name of the converted model inside the models directory.
-inline constexpr char kUseLiteModelFileName[] = "use-lite-en.bin";
-
-// The two models of provider "local", one file: the original reading (a
-// text's first 128 tokens), and the same network reading a long text in
-// windows (UseLiteLongText::kWindows). Their vectors differ for long texts,
-// so each is an embedding space of its own.
-inline constexpr char kUseLiteModel[] = "use-lite-en";
-inline constexpr char kUseLiteWindowsModel[] = "use-lite-en-windows";
 
 class LocalEmbedder final : public Embedder {
  public:

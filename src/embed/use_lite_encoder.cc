@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "src/common/local_models.h"
+
 namespace engram {
 namespace {
 
@@ -193,11 +195,15 @@ void UseLiteEncoder::Dense(const float* x, size_t rows, const UseLitePackedDense
   }
 }
 
-std::vector<std::vector<int32_t>> UseLiteEncoder::Windows(std::vector<int32_t> ids) const {
+std::vector<std::vector<int32_t>> UseLiteEncoder::Windows(std::vector<int32_t> ids,
+                                                          UseLiteLongText long_text) {
   if (ids.size() <= kMaxTokens) return {std::move(ids)};
-  if (options_.long_text == UseLiteLongText::kTruncate) {
+  if (long_text == UseLiteLongText::kTruncate) {
     ids.resize(kMaxTokens);
     return {std::move(ids)};
+  }
+  if (long_text == UseLiteLongText::kBestWindow) {
+    ids.resize(std::min(ids.size(), kMaxTokens * kUseLiteMaxWindows));
   }
   // As few windows as fit, of sizes that differ by at most one, so that no
   // window is a short tail.
@@ -216,6 +222,11 @@ std::vector<std::vector<int32_t>> UseLiteEncoder::Windows(std::vector<int32_t> i
 
 Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
     const std::vector<std::string>& texts) const {
+  return Embed(texts, options_.long_text);
+}
+
+Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(const std::vector<std::string>& texts,
+                                                              UseLiteLongText long_text) const {
   // Each text becomes one or more windows, embedded as sentences of their
   // own: text i owns windows [first_window[i], first_window[i + 1]).
   std::vector<std::vector<int32_t>> ids;
@@ -229,16 +240,26 @@ Result<std::vector<std::vector<float>>> UseLiteEncoder::Embed(
     if (text_ids.empty()) {
       return InvalidArgument("embed: use-lite: text " + std::to_string(i) + " has no tokens");
     }
-    for (std::vector<int32_t>& window : Windows(std::move(text_ids))) {
+    for (std::vector<int32_t>& window : Windows(std::move(text_ids), long_text)) {
       ids.push_back(std::move(window));
     }
     first_window.push_back(ids.size());
   }
   if (ids.size() == texts.size()) return EmbedWindows(ids);
   std::vector<std::vector<float>> window_vectors = EmbedWindows(ids);
+  std::vector<std::vector<float>> vectors(texts.size());
+  if (long_text == UseLiteLongText::kBestWindow) {
+    // Each window's vector, one after another.
+    for (size_t i = 0; i < texts.size(); ++i) {
+      vectors[i].reserve((first_window[i + 1] - first_window[i]) * kModelDim);
+      for (size_t w = first_window[i]; w < first_window[i + 1]; ++w) {
+        vectors[i].insert(vectors[i].end(), window_vectors[w].begin(), window_vectors[w].end());
+      }
+    }
+    return vectors;
+  }
   // A text read in several windows: the mean of their vectors, each
   // weighted by its tokens, L2-normalised as the model's own output is.
-  std::vector<std::vector<float>> vectors(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     const size_t begin = first_window[i];
     const size_t end = first_window[i + 1];

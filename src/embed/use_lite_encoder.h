@@ -68,6 +68,11 @@ enum class UseLiteLongText {
   // own, and the mean of their vectors weighted by their tokens,
   // L2-normalised.
   kWindows,
+  // The same windows, at most kUseLiteMaxWindows (src/common/local_models.h;
+  // a longer text is read in its first 128 x that many tokens), each
+  // window's vector kept: the text's vector is theirs one after another,
+  // 512 floats per window, for an index that scores by the best window.
+  kBestWindow,
 };
 
 struct UseLiteEncoderOptions {
@@ -108,10 +113,10 @@ struct UseLiteEncoderOptions {
   // vector then bit-identical across batches, see above).
   size_t sgemm_min_rows = 256;
   // Reading of texts over 128 tokens. Default kTruncate, the original
-  // model's. kWindows reads all of a long document, but measured on the
-  // evaluation sets (docs/RESULTS.md) it helps little: scifact blended
-  // nDCG@10 +0.002, cranfield -0.0125. Texts of at most 128 tokens embed the
-  // same either way.
+  // model's. kWindows and kBestWindow read all of a long document, but
+  // measured on the evaluation sets (docs/RESULTS.md) neither helps blended
+  // search on both: scifact nDCG@10 +0.001 either way, cranfield -0.016 and
+  // -0.014. Texts of at most 128 tokens embed the same in every reading.
   UseLiteLongText long_text = UseLiteLongText::kTruncate;
 };
 
@@ -142,6 +147,9 @@ class UseLiteEncoder {
   // when a text is empty (or has no tokens); an empty list gives an empty
   // result.
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const;
+  // The same, long texts read as `long_text` says whatever the options say.
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                UseLiteLongText long_text) const;
 
   // kDimension.
   size_t Dimension() const { return kDimension; }
@@ -186,8 +194,9 @@ class UseLiteEncoder {
   Status BindTensors();
 
   // The token windows `ids` (a whole text's) is read in: itself when it
-  // fits the model, else as options_.long_text says.
-  std::vector<std::vector<int32_t>> Windows(std::vector<int32_t> ids) const;
+  // fits the model, else as `long_text` says.
+  static std::vector<std::vector<int32_t>> Windows(std::vector<int32_t> ids,
+                                                   UseLiteLongText long_text);
 
   // One vector per window of `ids`, each at most 128 tokens, spread over
   // the threads.

@@ -346,6 +346,52 @@ TEST_F(UseLiteEncoderTest, WindowsReadALongTextWholeAndLeaveShortTextsAlone) {
   EXPECT_LE(MaxAbsDiff((*alone)[0], (*whole)[0]), 1e-6);
 }
 
+TEST_F(UseLiteEncoderTest, BestWindowKeepsEachWindowsVectorInOrder) {
+  // 24 sentences, cooking then rockets: 2 or 3 windows of at most 128 tokens.
+  std::string text;
+  for (int i = 0; i < 12; ++i)
+    text += "The chef slowly simmers the tomato soup with garlic and basil. ";
+  for (int i = 0; i < 12; ++i)
+    text += "The rocket engine burns liquid oxygen and kerosene at launch. ";
+  const size_t tokens = encoder_->Tokenizer().Encode(text).size();
+  const size_t windows =
+      (tokens + UseLiteTokenizer::kMaxModelTokens - 1) / UseLiteTokenizer::kMaxModelTokens;
+  ASSERT_GE(windows, 2u);
+  const std::string short_text = "Deploys happen on Thursdays.";
+
+  auto best = encoder_->Embed({text, short_text}, UseLiteLongText::kBestWindow);
+  auto mean = encoder_->Embed({text}, UseLiteLongText::kWindows);
+  auto rockets = encoder_->Embed({"The rocket engine burns liquid oxygen and kerosene at launch."});
+  auto alone = encoder_->Embed({short_text});
+  ASSERT_TRUE(best.ok()) << best.status().ToString();
+  ASSERT_TRUE(mean.ok() && rockets.ok() && alone.ok());
+  ASSERT_EQ((*best)[0].size(), windows * 512);
+  ASSERT_EQ((*best)[1].size(), 512u);
+  const auto window = [&](size_t w) {
+    return std::vector<float>((*best)[0].begin() + static_cast<std::ptrdiff_t>(w * 512),
+                              (*best)[0].begin() + static_cast<std::ptrdiff_t>((w + 1) * 512));
+  };
+  const auto cosine = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double dot = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) dot += static_cast<double>(a[i]) * b[i];
+    return dot;
+  };
+  // Each window is a unit vector; the last reads the rockets, the first the
+  // cooking.
+  for (size_t w = 0; w < windows; ++w) EXPECT_NEAR(cosine(window(w), window(w)), 1.0, 1e-5);
+  EXPECT_GT(cosine(window(windows - 1), (*rockets)[0]), cosine(window(0), (*rockets)[0]) + 0.1);
+  // kWindows's vector is the windows' mean, weighted by their tokens
+  // (windows differ by at most one token, so nearly unweighted).
+  std::vector<float> sum(512, 0.0f);
+  for (size_t w = 0; w < windows; ++w) {
+    const std::vector<float> v = window(w);
+    for (size_t c = 0; c < 512; ++c) sum[c] += v[c];
+  }
+  EXPECT_GT(cosine(sum, (*mean)[0]) / std::sqrt(cosine(sum, sum)), 0.9999);
+  // A text that fits the model is one window, as in every reading.
+  EXPECT_LE(MaxAbsDiff((*best)[1], (*alone)[0]), 1e-6);
+}
+
 TEST_F(UseLiteEncoderTest, EmptyTextIsAnErrorNamingItsIndex) {
   auto result = encoder_->Embed({"fine", ""});
   ASSERT_FALSE(result.ok());

@@ -82,22 +82,14 @@ Result<CheckReport> EngineImpl::Check() {
     if (!row) break;
     const int64_t space_id = spaces.ColumnInt(0);
     const size_t dimension = static_cast<size_t>(spaces.ColumnInt(3));
-    const std::string space =
-        EmbeddingSpace{spaces.ColumnText(1), spaces.ColumnText(2), dimension}.Key();
-    std::vector<float> v(dimension);
+    const EmbeddingSpace space_of{spaces.ColumnText(1), spaces.ColumnText(2), dimension};
+    const std::string space = space_of.Key();
     std::vector<std::pair<int64_t, std::string>> bad;  // fact rowid, why
     ENGRAM_RETURN_IF_ERROR(
         vectors_.ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
           ++report.vectors;
-          if (blob.size() != dimension * sizeof(float)) {
-            bad.emplace_back(ref.fact_rowid, std::to_string(blob.size()) + " bytes, want " +
-                                                 std::to_string(dimension * sizeof(float)));
-            return;
-          }
-          std::memcpy(v.data(), blob.data(), blob.size());
-          if (Status usable = CheckVector(v, dimension); !usable.ok()) {
-            bad.emplace_back(ref.fact_rowid, usable.message());
-          }
+          Status usable = CheckVectorBlob(blob, dimension, space_of.MaxVectorsPerDocument());
+          if (!usable.ok()) bad.emplace_back(ref.fact_rowid, usable.message());
         }));
     for (const auto& [fact_rowid, why] : bad) {
       Result<std::string> fact = vectors_.FactIdOf(fact_rowid);

@@ -136,8 +136,7 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
       report.embedded += texts.size();
       for (size_t i = begin; i < end; ++i) {
         std::vector<float>& v = (*embedded)[i - begin];
-        Status ok = CheckVector(v, dimension);
-        if (ok.ok()) ok = NormalizeInPlace(v);
+        Status ok = NormalizeWindowsInPlace(v, dimension, embedder.Space().MaxVectorsPerDocument());
         if (!ok.ok()) {
           report.warnings.push_back(todo[i].path + ": a chunk got a bad vector from " +
                                     embedder.Space().Key() + ": " + ok.message());
@@ -326,6 +325,7 @@ Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query
       ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_.CountWithoutVectors(ids, vector.space_id));
       response.unembedded = static_cast<size_t>(missing);
       if (vector.space_id != 0 && !query_vector.empty()) vector.vector = query_vector;
+      vector.max_windows = engine_options->embedder->Space().MaxVectorsPerDocument();
       response.semantic = !vector.vector.empty();
     }
     return RankChunks(&context_, ids, lexical, vector, rank, &response);

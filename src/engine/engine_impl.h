@@ -101,7 +101,7 @@ class EngineImpl final : public Engine {
   // Deletes the vectors of the space that no search can use (a NaN or an
   // infinity, a zero norm, a blob of the wrong size), so backfill embeds
   // their facts again; returns how many. Caller holds mutex_.
-  Result<size_t> DeleteUnusableVectorsLocked(int64_t space_id, size_t dimension);
+  Result<size_t> DeleteUnusableVectorsLocked(int64_t space_id, const EmbeddingSpace& space);
   // The id of `embedder`'s space, 0 when the store has none yet (nothing
   // is written: searches work on read-only files); caller holds mutex_.
   Result<int64_t> FindSpaceLocked(const Embedder& embedder);
@@ -140,6 +140,13 @@ class EngineImpl final : public Engine {
     std::vector<int64_t> rowids;         // of the hits, in order
     std::shared_ptr<VectorCache> cache;  // the vector cache searched; null if none
   };
+  // With query.translate_vector and the local (English-only) model, a
+  // Portuguese query's `vector` becomes the normalised sum of its own and
+  // its English gloss's (BilingualDictionary::Gloss), reported in
+  // response->translation; a gloss that fails to embed is a warning.
+  void AddEnglishGloss(const EngineOptions& opts, const std::string& query,
+                       const LexicalQuery& lexical, std::vector<float>* vector,
+                       SearchResponse* response) const;
   PreparedQuery PrepareQuery(const EngineOptions& options, const std::string& query,
                              const SearchOptions& search, SearchResponse* response);
   Result<SearchResponse> SearchPrepared(const EngineOptions& options, const PreparedQuery& query,

@@ -29,6 +29,8 @@
 #include "src/rank/version_order.h"
 #include "src/store/fact_id.h"
 #include "src/store/version_store.h"
+#include "src/text/bilingual_dictionary.h"
+#include "src/text/language.h"
 #include "src/vindex/vector_math.h"
 
 namespace engram {
@@ -243,8 +245,13 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   report.keywords = HydeKeywords(query, report.hypothesis, options.hyde.num_keywords);
   ExpandQuery(lexical_query, report.keywords, 1.0, options.query.translate);
   if (semantic && options.hyde.use_vectors) {
-    // The hypothesis reads like a note, so it is embedded as one.
-    auto v = EmbedOne(*options.embedder, report.hypothesis, EmbedPurpose::kDocument);
+    // The hypothesis reads like a note, so it is embedded as one; but a
+    // windowed space gives a note a vector per window, and a search needs
+    // one, so there it is embedded as the query it stands in for.
+    const EmbedPurpose purpose = options.embedder->Space().MaxVectorsPerDocument() > 1
+                                     ? EmbedPurpose::kQuery
+                                     : EmbedPurpose::kDocument;
+    auto v = EmbedOne(*options.embedder, report.hypothesis, purpose);
     if (v.ok()) {
       *hypothesis_vector = std::move(*v);
     } else {
@@ -319,6 +326,27 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   return SearchPrepared(*opts, prepared, options, std::move(response), nullptr);
 }
 
+void EngineImpl::AddEnglishGloss(const EngineOptions& opts, const std::string& query,
+                                 const LexicalQuery& lexical, std::vector<float>* vector,
+                                 SearchResponse* response) const {
+  // USE-Lite reads English only; the HTTP providers' models read both.
+  if (!opts.query.translate || !opts.query.translate_vector ||
+      opts.embedder->Space().provider != "local" ||
+      lexical.language != LanguageName(Language::kPortuguese)) {
+    return;
+  }
+  std::string gloss = BilingualDictionary::PortugueseEnglish().Gloss(query);
+  if (gloss.empty()) return;
+  auto v = EmbedOne(*opts.embedder, gloss, EmbedPurpose::kQuery);
+  if (!v.ok()) {
+    response->warnings.push_back("English gloss of the query not embedded: " +
+                                 v.status().message());
+    return;
+  }
+  for (size_t i = 0; i < vector->size(); ++i) (*vector)[i] += (*v)[i];
+  if (NormalizeInPlace(*vector).ok()) response->translation = std::move(gloss);
+}
+
 EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
                                                    const std::string& query,
                                                    const SearchOptions& options,
@@ -343,6 +371,7 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
       auto v = EmbedOne(*opts.embedder, query, EmbedPurpose::kQuery);
       if (v.ok()) {
         own = std::move(*v);
+        AddEnglishGloss(opts, query, prepared.lexical, &own, response);
       } else {
         response->warnings.push_back("query not embedded: " + v.status().message());
       }

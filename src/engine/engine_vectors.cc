@@ -41,8 +41,7 @@ Result<int64_t> EngineImpl::FindSpaceLocked(const Embedder& embedder) {
 std::shared_ptr<VectorCache> EngineImpl::CacheLocked(const EngineOptions& options,
                                                      int64_t space_id) {
   if (!cache_ || cache_->SpaceId() != space_id) {
-    const EmbeddingSpace& space = options.embedder->Space();
-    cache_ = std::make_shared<VectorCache>(space_id, space.Key(), space.dimension, options.vector,
+    cache_ = std::make_shared<VectorCache>(space_id, options.embedder->Space(), options.vector,
                                            options.db_path + ".vindex");
   }
   return cache_;
@@ -72,6 +71,7 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
                                  std::vector<EmbeddedFact>* embedded) {
   const Embedder& embedder = *options.embedder;
   const size_t dimension = embedder.Space().dimension;
+  const size_t max_windows = embedder.Space().MaxVectorsPerDocument();
   const size_t batch = std::max<size_t>(1, options.vector.embed_batch);
   // The facts from `begin` on stay without a vector: says so, with why.
   const auto left_without = [&](size_t begin, const std::string& what, const std::string& why) {
@@ -115,9 +115,7 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
     const Status batch_stored = store_->Transact([&]() -> Status {
       for (size_t i = begin; i < end; ++i) {
         std::vector<float>& v = (*vectors)[i - begin];
-        Status ok = CheckVector(v, dimension);
-        if (ok.ok()) ok = NormalizeInPlace(v);
-        if (!ok.ok()) {
+        if (Status ok = NormalizeWindowsInPlace(v, dimension, max_windows); !ok.ok()) {
           warnings->push_back("fact " + facts[i].id + ": embedder " + embedder.Space().Key() +
                               " gave a bad vector: " + ok.message());
           continue;
@@ -125,7 +123,10 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
         ENGRAM_ASSIGN_OR_RETURN(bool put, vectors_.Put(space_id, facts[i].rowid, facts[i].id, v));
         if (!put) continue;
         ++stored;
-        if (embedded != nullptr) embedded->push_back(EmbeddedFact{facts[i].rowid, std::move(v)});
+        if (embedded != nullptr) {
+          v.resize(dimension);  // a windowed fact's first window stands for it
+          embedded->push_back(EmbeddedFact{facts[i].rowid, std::move(v)});
+        }
       }
       return Status::OK();
     });
@@ -146,17 +147,14 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
   return stored;
 }
 
-Result<size_t> EngineImpl::DeleteUnusableVectorsLocked(int64_t space_id, size_t dimension) {
+Result<size_t> EngineImpl::DeleteUnusableVectorsLocked(int64_t space_id,
+                                                       const EmbeddingSpace& space) {
   std::vector<int64_t> unusable;
-  std::vector<float> v(dimension);
   ENGRAM_RETURN_IF_ERROR(
       vectors_.ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
-        bool usable = blob.size() == dimension * sizeof(float);
-        if (usable) {
-          std::memcpy(v.data(), blob.data(), blob.size());
-          usable = CheckVector(v, dimension).ok();
+        if (!CheckVectorBlob(blob, space.dimension, space.MaxVectorsPerDocument()).ok()) {
+          unusable.push_back(ref.vector_id);
         }
-        if (!usable) unusable.push_back(ref.vector_id);
       }));
   if (unusable.empty()) return size_t{0};
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&] { return vectors_.Delete(unusable); }));
@@ -177,8 +175,7 @@ Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
     ENGRAM_ASSIGN_OR_RETURN(
         space_id, EnsureSpaceLocked(*engine_options->embedder, engine_options->clock->NowMillis()));
     ENGRAM_ASSIGN_OR_RETURN(
-        report.replaced,
-        DeleteUnusableVectorsLocked(space_id, engine_options->embedder->Space().dimension));
+        report.replaced, DeleteUnusableVectorsLocked(space_id, engine_options->embedder->Space()));
     ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
   }
   report.embedded =

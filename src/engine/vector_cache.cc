@@ -1,6 +1,7 @@
 #include "src/engine/vector_cache.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -9,17 +10,18 @@
 
 #include "src/common/hash.h"
 #include "src/common/private_files.h"
-#include "src/vindex/flat_index.h"
+#include "src/vindex/best_window_index.h"
 #include "src/vindex/hnsw_index.h"
 #include "src/vindex/vector_math.h"
 
 namespace engram {
 
-VectorCache::VectorCache(int64_t space_id, std::string space_key, size_t dimension,
-                         VectorOptions options, std::string index_dir)
+VectorCache::VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOptions options,
+                         std::string index_dir)
     : space_id_(space_id),
-      space_key_(std::move(space_key)),
-      dimension_(dimension),
+      space_key_(space.Key()),
+      dimension_(space.dimension),
+      max_windows_(space.MaxVectorsPerDocument()),
       options_(options),
       index_dir_(std::move(index_dir)) {}
 
@@ -39,6 +41,10 @@ std::string VectorCache::IndexPath(const std::string& scope) const {
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(scope)));  // NOLINT(runtime/int)
   return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + ".hnsw";
+}
+
+size_t VectorCache::HnswThreshold() const {
+  return max_windows_ > 1 ? SIZE_MAX : options_.hnsw_threshold;
 }
 
 std::string VectorCache::Stamp(const std::string& scope) const { return space_key_ + "\n" + scope; }
@@ -73,7 +79,7 @@ Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs
     hnsw_options.initial_capacity = std::max<size_t>(refs.size(), 1024);
     ENGRAM_ASSIGN_OR_RETURN(entry->index, HnswIndex::Create(dimension_, hnsw_options));
   } else {
-    entry->index = std::make_unique<FlatIndex>(dimension_);
+    entry->index = NewExactIndex(dimension_, max_windows_, refs.size());
   }
   std::vector<int64_t> ids;
   ids.reserve(refs.size());
@@ -92,7 +98,7 @@ Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vec
     labels.reserve(vector_ids.size());
     rows.reserve(vector_ids.size() * dimension_);
     ENGRAM_RETURN_IF_ERROR(
-        store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
+        store->Load(vector_ids, dimension_, 1, [&](int64_t id, std::span<const float> v) {
           if (Status usable = CheckVector(v, dimension_); !usable.ok()) {
             return LeaveOut(id, usable, entry, unusable);
           }
@@ -101,11 +107,12 @@ Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vec
         }));
     return static_cast<HnswIndex&>(*entry->index).UpsertBatch(labels, rows);
   }
-  return store->Load(vector_ids, dimension_, [&](int64_t id, std::span<const float> v) {
-    if (Status upserted = entry->index->Upsert(id, v); !upserted.ok()) {
-      LeaveOut(id, upserted, entry, unusable);
-    }
-  });
+  return store->Load(vector_ids, dimension_, max_windows_,
+                     [&](int64_t id, std::span<const float> v) {
+                       if (Status upserted = entry->index->Upsert(id, v); !upserted.ok()) {
+                         LeaveOut(id, upserted, entry, unusable);
+                       }
+                     });
 }
 
 void VectorCache::LeaveOut(int64_t vector_id, const Status& why, ScopeIndex* entry,
@@ -136,20 +143,22 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     // exact search goes on to the HNSW path below.
     ENGRAM_ASSIGN_OR_RETURN(const int64_t count, store->CountScope(space_id_, scope));
     const size_t expected = static_cast<size_t>(std::max<int64_t>(count, 0));
-    auto flat = std::make_unique<FlatIndex>(dimension_);
-    flat->Reserve(std::min(expected, options_.hnsw_threshold));
+    const size_t threshold = HnswThreshold();
+    std::unique_ptr<VectorIndex> flat =
+        NewExactIndex(dimension_, max_windows_, std::min(expected, threshold));
     std::vector<VectorRef> refs;
     refs.reserve(expected);
     std::vector<Unusable> unusable;
-    ENGRAM_RETURN_IF_ERROR(store->LoadScope(
-        space_id_, scope, dimension_, [&](const VectorRef& ref, std::span<const float> v) {
-          refs.push_back(ref);
-          if (refs.size() >= options_.hnsw_threshold) return;
-          if (Status upserted = flat->Upsert(ref.vector_id, v); !upserted.ok()) {
-            LeaveOut(ref.vector_id, upserted, entry, &unusable);
-          }
-        }));
-    if (refs.empty() || refs.size() < options_.hnsw_threshold) {
+    ENGRAM_RETURN_IF_ERROR(store->LoadScope(space_id_, scope, dimension_, max_windows_,
+                                            [&](const VectorRef& ref, std::span<const float> v) {
+                                              refs.push_back(ref);
+                                              if (refs.size() >= threshold) return;
+                                              if (Status upserted = flat->Upsert(ref.vector_id, v);
+                                                  !upserted.ok()) {
+                                                LeaveOut(ref.vector_id, upserted, entry, &unusable);
+                                              }
+                                            }));
+    if (refs.empty() || refs.size() < threshold) {
       entry->index = std::move(flat);
       entry->hnsw = false;
       SetLabels(refs, entry);
@@ -160,7 +169,7 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   }
   std::vector<Unusable> unusable;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
-  const bool want_hnsw = refs.size() >= options_.hnsw_threshold && !refs.empty();
+  const bool want_hnsw = refs.size() >= HnswThreshold() && !refs.empty();
   const std::string path = IndexPath(scope);
   bool changed = false;
 

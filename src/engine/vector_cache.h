@@ -9,7 +9,10 @@
 // changed, not for the whole scope.
 //
 // A scope with fewer than VectorOptions::hnsw_threshold vectors is searched
-// exactly (FlatIndex). From the threshold on it is an HnswIndex persisted in
+// exactly (FlatIndex), and so is every scope of a windowed space
+// (EmbeddingSpace::MaxVectorsPerDocument() > 1), whose facts score by their
+// best window (BestWindowIndex over a FlatIndex): such a space has no HNSW
+// index, whatever its size. From the threshold on it is an HnswIndex persisted in
 // `index_dir` as space<id>-<scope hash>.hnsw; the file is loaded instead of
 // rebuilt, brought up to date by label when stale, rebuilt when a quarter
 // of it has been removed or it does not belong to the space and scope, and
@@ -35,6 +38,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engram/embedder.h"
 #include "engram/options.h"
 #include "engram/status.h"
 #include "src/common/rw_lock.h"
@@ -56,9 +60,10 @@ struct FactKey {
 
 class VectorCache {
  public:
-  // `space_key` names the space in persisted index files; `index_dir` is
-  // where they live (created on first save).
-  VectorCache(int64_t space_id, std::string space_key, size_t dimension, VectorOptions options,
+  // The indexes of `space` (stored as `space_id`); its key names the space
+  // in persisted index files, and `index_dir` is where they live (created
+  // on first save).
+  VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOptions options,
               std::string index_dir);
 
   int64_t SpaceId() const { return space_id_; }
@@ -147,11 +152,15 @@ class VectorCache {
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   std::string IndexPath(const std::string& scope) const;
+  // Vectors from which a scope is an HnswIndex; SIZE_MAX (never) in a
+  // windowed space.
+  size_t HnswThreshold() const;
   std::string Stamp(const std::string& scope) const;
 
   int64_t space_id_;
   std::string space_key_;
   size_t dimension_;
+  size_t max_windows_;  // space.MaxVectorsPerDocument()
   VectorOptions options_;
   std::string index_dir_;
   // Counts MarkDirty calls, from 1; a scope synced at another epoch is stale.

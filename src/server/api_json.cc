@@ -47,6 +47,7 @@ json SearchResponseToJson(const std::string& query, FusionMode mode, const Searc
   return {{"query", query},
           {"mode", FusionModeName(mode)},
           {"language", response.language},
+          {"translation", response.translation},
           {"terms", response.query_terms},
           {"candidates", response.candidates},
           {"semantic", response.semantic},

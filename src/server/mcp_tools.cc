@@ -94,6 +94,7 @@ json SearchOutput() {
   return Object({{"query", {{"type", "string"}}},
                  {"mode", {{"type", "string"}}},
                  {"language", {{"type", "string"}}},
+                 {"translation", {{"type", "string"}}},
                  {"terms", Strings()},
                  {"candidates", {{"type", "integer"}}},
                  {"semantic", {{"type", "boolean"}}},

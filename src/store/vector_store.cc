@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "src/common/vector_blob.h"
+
 namespace engram {
 namespace {
 
@@ -106,16 +108,18 @@ Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::st
 
 namespace {
 
-// The blob of column `column` as `dimension` floats, copied into `buffer`.
+// The blob of column `column`, 1 to `max_vectors` vectors of `dimension`
+// floats, copied into `buffer`.
 Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimension,
-                  std::vector<float>* buffer) {
+                  size_t max_vectors, std::vector<float>* buffer) {
   const std::string_view blob = s.ColumnBlob(column);
-  if (blob.size() != dimension * sizeof(float)) {
+  const size_t vectors = VectorsInBlob(blob.size(), dimension, max_vectors);
+  if (vectors == 0) {
     return Corruption("store: vector " + std::to_string(id) + " holds " +
                       std::to_string(blob.size()) + " bytes, want " +
-                      std::to_string(dimension * sizeof(float)));
+                      BlobSizeWanted(dimension, max_vectors));
   }
-  buffer->resize(dimension);
+  buffer->resize(vectors * dimension);
   std::memcpy(buffer->data(), blob.data(), blob.size());
   return Status::OK();
 }
@@ -123,7 +127,7 @@ Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimen
 }  // namespace
 
 Status VectorStore::LoadScope(
-    int64_t space_id, const std::string& scope, size_t dimension,
+    int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
     const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s, PrepareScopeQuery("v.rowid, v.fact_rowid, v.vector", space_id, scope, ""));
@@ -132,7 +136,7 @@ Status VectorStore::LoadScope(
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     const VectorRef ref{s.ColumnInt(0), s.ColumnInt(1)};
-    ENGRAM_RETURN_IF_ERROR(ReadVector(s, 2, ref.vector_id, dimension, &buffer));
+    ENGRAM_RETURN_IF_ERROR(ReadVector(s, 2, ref.vector_id, dimension, max_vectors, &buffer));
     sink(ref, buffer);
   }
   return Status::OK();
@@ -145,6 +149,7 @@ Result<int64_t> VectorStore::CountScope(int64_t space_id, const std::string& sco
 }
 
 Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
+                         size_t max_vectors,
                          const std::function<void(int64_t, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT vector FROM fact_vectors WHERE rowid = ?1"));
@@ -153,7 +158,7 @@ Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimensio
     s.BindInt(1, id);
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
     if (found) {
-      ENGRAM_RETURN_IF_ERROR(ReadVector(s, 0, id, dimension, &buffer));
+      ENGRAM_RETURN_IF_ERROR(ReadVector(s, 0, id, dimension, max_vectors, &buffer));
       sink(id, buffer);
     }
     s.Reset();

@@ -2,11 +2,12 @@
 // (DESIGN §6). The source of truth for vectors; in-memory indexes are built
 // from it and kept in step by label (a vector's rowid, never reused).
 //
-// A space is provider + model + dimension. Vectors are float32 in the
-// machine's byte order (little-endian on every platform engram builds on),
-// `dimension` of them per blob; a blob of any other size reads as
-// Corruption. A fact has at most one vector per space; deleting the fact
-// deletes its vectors (schema trigger).
+// A space is provider + model + dimension. A blob is laid out as
+// src/common/vector_blob.h says: float32, `dimension` per vector, and one
+// vector per fact except in a windowed space, where a fact's blob holds up
+// to EmbeddingSpace::MaxVectorsPerDocument() (one per window of its text); a
+// blob of any other size reads as Corruption. A fact has at most one blob
+// per space; deleting the fact deletes its vectors (schema trigger).
 //
 // Thread-safety: none; it shares the FactStore's connection, which the
 // engine serialises. Mutations must run inside FactStore::Transact().
@@ -58,7 +59,8 @@ class VectorStore {
   // Every space with its vector count, oldest first.
   Result<std::vector<SpaceInfo>> Spaces();
 
-  // Stores `vector` (dimension floats) for the fact at `fact_rowid` when that
+  // Stores `vector` (the space's blob: 1 to MaxVectorsPerDocument() vectors
+  // of dimension floats, one after another) for the fact at `fact_rowid` when that
   // row still holds fact `fact_id`; replaces a vector the fact already has in
   // the space. Returns false when the fact is gone. Run inside Transact().
   Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
@@ -66,15 +68,16 @@ class VectorStore {
 
   // The labels of every vector of `scope` in the space, by vector id.
   Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope);
-  // Calls `sink` with each vector of `vector_ids` that exists; Corruption
-  // when a blob is not `dimension` floats.
-  Status Load(const std::vector<int64_t>& vector_ids, size_t dimension,
+  // Calls `sink` with each blob of `vector_ids` that exists, as floats;
+  // Corruption when a blob is not 1 to `max_vectors` vectors of `dimension`
+  // floats.
+  Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
               const std::function<void(int64_t, std::span<const float>)>& sink);
 
   // Every vector of `scope` in the space, in one pass, in no set order
   // (sorting would copy every blob): `sink` gets the label, the fact and the
   // vector. Corruption as Load.
-  Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension,
+  Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
                    const std::function<void(const VectorRef&, std::span<const float>)>& sink);
   // How many vectors LoadScope would give (to size buffers before it).
   Result<int64_t> CountScope(int64_t space_id, const std::string& scope);

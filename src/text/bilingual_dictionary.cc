@@ -79,7 +79,8 @@ void BilingualDictionary::AddEntry(std::string_view entry) {
   if (headword.empty() || headword.find(' ') != std::string_view::npos) return;
   const std::string term = OneTerm(headword, Language::kPortuguese);
   if (term.empty()) return;
-  std::vector<std::string>& translations = by_term_[term];
+  Entry& found = by_term_[term];
+  std::vector<std::string>& translations = found.terms;
   std::string_view rest = entry.substr(first_end + 1);
   while (!rest.empty() && translations.size() < kMaxTranslations) {
     const size_t end = std::min(rest.find('\n'), rest.size());
@@ -94,12 +95,14 @@ void BilingualDictionary::AddEntry(std::string_view entry) {
     }
     while (!line.empty() && translations.size() < kMaxTranslations) {
       const size_t cut = std::min(line.find_first_of(",;"), line.size());
-      const std::string english = OneTerm(Trim(line.substr(0, cut)), Language::kEnglish);
-      line.remove_prefix(std::min(cut + 1, line.size()));
+      const std::string_view word = Trim(line.substr(0, cut));
+      const std::string english = OneTerm(word, Language::kEnglish);
       if (!english.empty() &&
           std::find(translations.begin(), translations.end(), english) == translations.end()) {
         translations.push_back(english);
+        found.words.emplace_back(word);
       }
+      line.remove_prefix(std::min(cut + 1, line.size()));
     }
   }
   if (translations.empty()) by_term_.erase(term);
@@ -147,7 +150,21 @@ const BilingualDictionary& BilingualDictionary::PortugueseEnglish() {
 const std::vector<std::string>& BilingualDictionary::Translations(std::string_view term) const {
   static const std::vector<std::string> none;
   const auto it = by_term_.find(std::string(term));
-  return it == by_term_.end() ? none : it->second;
+  return it == by_term_.end() ? none : it->second.terms;
+}
+
+std::string BilingualDictionary::Gloss(std::string_view portuguese) const {
+  std::string gloss;
+  for (const AnalyzedToken& token : Analyze(portuguese, Language::kPortuguese)) {
+    const auto it = by_term_.find(token.term);
+    if (!gloss.empty()) gloss += ' ';
+    if (it != by_term_.end()) {
+      gloss += it->second.words.front();
+    } else {
+      gloss += portuguese.substr(token.begin, token.end - token.begin);
+    }
+  }
+  return gloss;
 }
 
 }  // namespace engram

@@ -10,7 +10,9 @@
 // A headword of one Portuguese term (as the analyser stems it; stop words
 // and phrases are left out) is mapped to the translations that are one
 // English term each, in the entry's order, at most kMaxTranslations; two
-// headwords with one stem share a list.
+// headwords with one stem share a list. Each translation is kept as the
+// entry writes it too, for a word-by-word English reading of a Portuguese
+// text (Gloss) that an English-only embedding model can read.
 //
 // Thread-safety: immutable after Load; PortugueseEnglish() loads once,
 // thread-safely.
@@ -47,13 +49,26 @@ class BilingualDictionary {
   // has none.
   const std::vector<std::string>& Translations(std::string_view term) const;
 
+  // `portuguese`, analysed as Portuguese (stop words dropped), word by word
+  // in English: each term's first translation as the entry writes it, a
+  // term without one as the text writes it, joined by spaces ("Qual é a
+  // minha preferência de idioma?" -> "preference idiom"). Empty when the
+  // text has no term.
+  std::string Gloss(std::string_view portuguese) const;
+
   // Portuguese terms with translations.
   size_t size() const { return by_term_.size(); }
 
  private:
   void AddEntry(std::string_view entry);
 
-  std::unordered_map<std::string, std::vector<std::string>> by_term_;
+  // A Portuguese term's translations: English terms, and the words they
+  // were analysed from, in the same order.
+  struct Entry {
+    std::vector<std::string> terms;
+    std::vector<std::string> words;
+  };
+  std::unordered_map<std::string, Entry> by_term_;
 };
 
 }  // namespace engram

@@ -31,6 +31,16 @@ TEST(BilingualDictionaryTest, MapsAPortugueseStemToOneWordEnglishTranslations) {
   EXPECT_EQ(d->size(), 3u);
 }
 
+TEST(BilingualDictionaryTest, GlossReadsAPortugueseTextWordByWordInEnglish) {
+  auto d = BilingualDictionary::Load(kDir, "test-por-eng");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  // Stop words go; a word with a translation becomes its first, as the
+  // entry writes it; a word without one stays as the text writes it.
+  EXPECT_EQ(d->Gloss("Qual é a minha preferência de idioma?"), "preference idiom");
+  EXPECT_EQ(d->Gloss("a porta do Kafka"), "door Kafka");
+  EXPECT_EQ(d->Gloss("de que"), "");
+}
+
 TEST(BilingualDictionaryTest, BadFilesAreNamed) {
   testing::TempDir dir;
   auto missing = BilingualDictionary::Load(dir.path().string(), "none");

@@ -1,7 +1,12 @@
 #include "src/vindex/vector_math.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/common/vector_blob.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -203,6 +208,45 @@ Status NormalizeInPlace(std::span<float> v) {
   ENGRAM_RETURN_IF_ERROR(CheckAndMeasure(v, v.size(), &norm2));
   const double scale = 1.0 / std::sqrt(norm2);
   for (float& x : v) x = static_cast<float>(static_cast<double>(x) * scale);
+  return Status::OK();
+}
+
+Status CheckWindows(std::span<const float> v, size_t dimension, size_t max_windows) {
+  if (max_windows <= 1) return CheckVector(v, dimension);
+  const size_t windows = VectorsInBlob(v.size() * sizeof(float), dimension, max_windows);
+  if (windows == 0) {
+    return InvalidArgument("vindex: check vector: wrong size: got " + std::to_string(v.size()) +
+                           " floats, want a multiple of " + std::to_string(dimension) +
+                           ", at most " + std::to_string(dimension * max_windows));
+  }
+  for (size_t w = 0; w < windows; ++w) {
+    Status ok = CheckVector(v.subspan(w * dimension, dimension), dimension);
+    if (!ok.ok()) {
+      // CheckVector's problem, after its "vindex: check vector: " prefix.
+      constexpr std::string_view kPrefix = "vindex: check vector: ";
+      return InvalidArgument(std::string(kPrefix) + "window " + std::to_string(w) + ": " +
+                             ok.message().substr(kPrefix.size()));
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckVectorBlob(std::string_view blob, size_t dimension, size_t max_windows) {
+  const size_t windows = VectorsInBlob(blob.size(), dimension, max_windows);
+  if (windows == 0) {
+    return InvalidArgument(std::to_string(blob.size()) + " bytes, want " +
+                           BlobSizeWanted(dimension, max_windows));
+  }
+  std::vector<float> v(windows * dimension);
+  std::memcpy(v.data(), blob.data(), blob.size());
+  return CheckWindows(v, dimension, max_windows);
+}
+
+Status NormalizeWindowsInPlace(std::span<float> v, size_t dimension, size_t max_windows) {
+  ENGRAM_RETURN_IF_ERROR(CheckWindows(v, dimension, max_windows));
+  for (size_t begin = 0; begin < v.size(); begin += dimension) {
+    ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(v.subspan(begin, dimension)));
+  }
   return Status::OK();
 }
 

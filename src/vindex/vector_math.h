@@ -53,6 +53,24 @@ Status CheckVector(std::span<const float> v, size_t dimension);
 // On error `v` is unchanged.
 Status NormalizeInPlace(std::span<float> v);
 
+// A document's vectors in a space with up to `max_windows` per document
+// (EmbeddingSpace::MaxVectorsPerDocument, src/common/vector_blob.h): OK when
+// `v` is 1 to max_windows vectors of `dimension` floats one after another,
+// each passing CheckVector. With max_windows 1 this is CheckVector; else a
+// size that fits no count is "vindex: check vector: wrong size: got 700
+// floats, want a multiple of 512, at most 8192", and a bad window is named:
+// "vindex: check vector: window 2: zero norm".
+Status CheckWindows(std::span<const float> v, size_t dimension, size_t max_windows);
+
+// CheckWindows, then each window scaled to unit L2 norm as NormalizeInPlace
+// does. On error `v` is unchanged.
+Status NormalizeWindowsInPlace(std::span<float> v, size_t dimension, size_t max_windows);
+
+// CheckWindows on a stored blob's bytes: InvalidArgument "700 bytes, want
+// 2048 bytes" (src/common/vector_blob.h's BlobSizeWanted) when its size fits
+// no count of vectors, else CheckWindows's answer for its floats.
+Status CheckVectorBlob(std::string_view blob, size_t dimension, size_t max_windows);
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_VINDEX_VECTOR_MATH_H_

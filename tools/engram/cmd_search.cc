@@ -142,6 +142,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
       PrintHyde(cli.out(), response->hyde);
       cli.out() << "query terms (" << response->language << "):";
       for (const auto& t : response->query_terms) cli.out() << " " << t;
+      if (!response->translation.empty()) {
+        cli.out() << "\nembedded with its English gloss: " << response->translation;
+      }
       cli.out() << "\nmode " << FusionModeName(options.mode) << ", " << response->candidates
                 << " candidate(s)";
       if (response->semantic) {
