@@ -3,7 +3,6 @@
 // each on the engine's own connection, which knows the `engram` tokenizer
 // that the stock sqlite3 shell lacks: SQLite's integrity check, the
 // full-text indexes, fact ids against content, stored vectors.
-#include <cstring>
 #include <string>
 #include <vector>
 

@@ -2,7 +2,6 @@
 // outside the lock and storing their vectors, backfill and pruning
 // (DESIGN §6).
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>

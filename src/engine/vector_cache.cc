@@ -97,8 +97,8 @@ Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vec
     std::vector<float> rows;
     labels.reserve(vector_ids.size());
     rows.reserve(vector_ids.size() * dimension_);
-    ENGRAM_RETURN_IF_ERROR(
-        store->Load(vector_ids, dimension_, 1, [&](int64_t id, std::span<const float> v) {
+    ENGRAM_RETURN_IF_ERROR(store->Load(
+        vector_ids, dimension_, /*max_vectors=*/1, [&](int64_t id, std::span<const float> v) {
           if (Status usable = CheckVector(v, dimension_); !usable.ok()) {
             return LeaveOut(id, usable, entry, unusable);
           }
