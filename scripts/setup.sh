@@ -11,7 +11,7 @@ packages=(
   libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
-  python3-pytest python3-venv python3-pip dpkg-dev zlib1g-dev dict-freedict-por-eng
+  python3-pytest python3-venv python3-pip dpkg-dev zlib1g-dev dict-freedict-por-eng dict-freedict-eng-por
   "$@"
 )
 

@@ -387,15 +387,36 @@ TEST_F(FaultInjectionTest, Backfill) {
       });
 }
 
+// Schema 5's trigger bodies keeping scope_stats in step.
+constexpr char kCountNewFactV5[] =
+    "INSERT INTO scope_stats(scope, facts, content_terms, tags_terms) VALUES "
+    "(new.scope, 1, new.content_terms, new.tags_terms) ON CONFLICT(scope) DO UPDATE "
+    "SET facts = facts + 1, content_terms = content_terms + excluded.content_terms, "
+    "tags_terms = tags_terms + excluded.tags_terms;";
+constexpr char kUncountOldFactV5[] =
+    "UPDATE scope_stats SET facts = facts - 1, content_terms = content_terms - "
+    "old.content_terms, tags_terms = tags_terms - old.tags_terms WHERE scope = old.scope; "
+    "DELETE FROM scope_stats WHERE scope = old.scope AND facts = 0;";
+
 // A schema-5 file (before fact history) migrated on open.
 TEST_F(FaultInjectionTest, Migration) {
   const auto seed_schema_5 = [this] {
     Seed();
     auto store = testing::OpenStoreForTest(dir_.File("memory.db"), /*create=*/false);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    // What schema 6 added (src/store/schema.cc); the one superseded version
-    // goes with its column.
+    // What schemas 6 and 7 added (src/store/schema.cc); the one superseded
+    // version goes with its column, and the triggers keeping scope_stats
+    // are schema 5's again.
     const Status downgraded = (*store)->db()->Exec(
+        std::string("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
+                    "DROP TRIGGER facts_stats_update; ALTER TABLE facts DROP COLUMN portuguese; "
+                    "ALTER TABLE scope_stats DROP COLUMN portuguese_facts; "
+                    "CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN ") +
+        kCountNewFactV5 + " END; CREATE TRIGGER facts_stats_delete AFTER DELETE ON facts BEGIN " +
+        kUncountOldFactV5 +
+        " END; CREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, tags_terms "
+        "ON facts BEGIN " +
+        kUncountOldFactV5 + kCountNewFactV5 + " END; " +
         "DELETE FROM facts WHERE superseded_by != ''; "
         "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
         "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "

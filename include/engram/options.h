@@ -158,9 +158,11 @@ struct HydeOptions {
 // query term has forms").
 struct QueryAnalysisOptions {
   // Count the English translations of a Portuguese query's words (Debian's
-  // dict-freedict-por-eng, when installed) as occurrences of them. On by
-  // default: it helps the Portuguese questions of updates-dev and leaves
-  // every English query as it is.
+  // dict-freedict-por-eng, when installed) as occurrences of them, and the
+  // Portuguese translations of an English query's words
+  // (dict-freedict-eng-por) in the facts detected as Portuguese. On by
+  // default: it helps the questions of updates-dev whose answer is in the
+  // other language, and leaves a search of scopes in English only as it is.
   bool translate = true;
   // Also embed a Portuguese query's English gloss (its words' first
   // translations, BilingualDictionary::Gloss) and search the normalised sum

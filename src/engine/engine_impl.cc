@@ -19,11 +19,6 @@ namespace {
 
 constexpr char kAnalyzerVersionKey[] = "analyzer_version";
 
-std::pair<int64_t, int64_t> TermCounts(const std::string& content,
-                                       const std::vector<std::string>& tags) {
-  return {CountTerms(content), CountTagTerms(tags)};
-}
-
 // Rebuilds the full-text index when it was built by another analyzer.
 Status SyncAnalyzerVersion(FactStore* store) {
   const std::string current = std::to_string(kAnalyzerVersion);
@@ -31,7 +26,7 @@ Status SyncAnalyzerVersion(FactStore* store) {
   if (stored.ok() && *stored == current) return Status::OK();
   if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
   return store->Transact([&]() -> Status {
-    ENGRAM_RETURN_IF_ERROR(store->RebuildLexicalIndex(&TermCounts));
+    ENGRAM_RETURN_IF_ERROR(store->RebuildLexicalIndex(&CountFactText));
     ENGRAM_RETURN_IF_ERROR(ContextStore(store->db()).RebuildLexicalIndex(&CountTerms));
     return store->SetMeta(kAnalyzerVersionKey, current);
   });
@@ -150,7 +145,7 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
   auto existing = store_->Get(row.fact.scope, row.fact.id);
   if (existing.ok()) return MergeInto(std::move(*existing), row.fact);
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
-  std::tie(row.content_terms, row.tags_terms) = TermCounts(row.fact.content, row.fact.tags);
+  row.text = CountFactText(row.fact.content, row.fact.tags);
   ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
   *rowid = store_->db()->LastInsertRowid();
   outcome.fact = std::move(row.fact);

@@ -46,8 +46,8 @@ class Bm25CorpusTest : public ::testing::Test {
     row.fact.id = id;
     row.fact.content = content;
     row.fact.tags = tags;
-    row.content_terms = CountTerms(content);
-    row.tags_terms = CountTagTerms(tags);
+    row.text.content_terms = CountTerms(content);
+    row.text.tags_terms = CountTagTerms(tags);
     ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
   }
 

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +11,13 @@
 #include "src/text/analyzer.h"
 
 namespace engram {
+
+std::string PortugueseTextForm(std::string_view term) {
+  std::string form = "\x1Fpt:";
+  form += term;
+  return form;
+}
+
 namespace {
 
 int TokenizerCreate(void*, const char**, int, Fts5Tokenizer** out) {
@@ -28,9 +36,17 @@ int TokenizerRun(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
     return emit(ctx, 0, input.data(), static_cast<int>(input.size()), 0,
                 static_cast<int>(input.size()));
   }
-  for (const AnalyzedToken& t : Analyze(input)) {
-    const int rc = emit(ctx, 0, t.term.data(), static_cast<int>(t.term.size()),
-                        static_cast<int>(t.begin), static_cast<int>(t.end));
+  Language language = Language::kEnglish;
+  const std::vector<AnalyzedToken> terms = Analyze(input, {}, &language);
+  std::string marked;
+  for (const AnalyzedToken& t : terms) {
+    int rc = emit(ctx, 0, t.term.data(), static_cast<int>(t.term.size()), static_cast<int>(t.begin),
+                  static_cast<int>(t.end));
+    if (rc == SQLITE_OK && language == Language::kPortuguese) {
+      marked = PortugueseTextForm(t.term);
+      rc = emit(ctx, FTS5_TOKEN_COLOCATED, marked.data(), static_cast<int>(marked.size()),
+                static_cast<int>(t.begin), static_cast<int>(t.end));
+    }
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "src/lexical/bm25.h"
+#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "src/text/analyzer.h"
 #include "src/text/bilingual_dictionary.h"
@@ -91,6 +92,14 @@ QueryPhrases PhrasesOf(const LexicalQuery& query) {
 
 namespace {
 
+// Appends `form` to `term`'s forms unless it is empty or there already.
+void AddForm(std::string form, QueryTerm* term) {
+  if (!form.empty() &&
+      std::find(term->forms.begin(), term->forms.end(), form) == term->forms.end()) {
+    term->forms.push_back(std::move(form));
+  }
+}
+
 Language LanguageOf(const LexicalQuery& query) {
   return query.language == LanguageName(Language::kPortuguese) ? Language::kPortuguese
                                                                : Language::kEnglish;
@@ -103,11 +112,9 @@ Language LanguageOf(const LexicalQuery& query) {
 // holds (names, tags, loan words) as English ("idioma" stays "idioma",
 // where Portuguese gives "idiom"); and, with `translate`, its English
 // translations (BilingualDictionary), for the facts written in English
-// ("idioma": idiom, language, tongue). English queries get no Portuguese form:
-// measured on every dev set it gained nothing and cost scifact and
-// locomo-dev 0.001-0.002 nDCG@10, the Portuguese stem of an English word
-// being another English word's stem often enough ("age" -> "ag").
-// Returns how many terms were new.
+// ("idioma": idiom, language, tongue). A new term of an English query keeps
+// its word, for the Portuguese forms a search adds when its scopes hold
+// Portuguese facts (WithPortugueseForms). Returns how many terms were new.
 size_t AddTerms(std::string_view text, double weight, bool repeats_count, bool translate,
                 LexicalQuery* query) {
   const Language language = LanguageOf(*query);
@@ -121,19 +128,15 @@ size_t AddTerms(std::string_view text, double weight, bool repeats_count, bool t
     QueryTerm term;
     term.forms.push_back(token.term);
     if (language == Language::kPortuguese) {
-      const auto add_form = [&](std::string form) {
-        if (!form.empty() &&
-            std::find(term.forms.begin(), term.forms.end(), form) == term.forms.end()) {
-          term.forms.push_back(std::move(form));
-        }
-      };
-      add_form(TermAs(text, token, Language::kEnglish));
+      AddForm(TermAs(text, token, Language::kEnglish), &term);
       if (translate) {
         for (const std::string& english :
              BilingualDictionary::PortugueseEnglish().Translations(token.term)) {
-          add_form(english);
+          AddForm(english, &term);
         }
       }
+    } else {
+      term.word = text.substr(token.begin, token.end - token.begin);
     }
     term.term = std::move(token.term);
     term.weight = weight;
@@ -148,6 +151,7 @@ size_t AddTerms(std::string_view text, double weight, bool repeats_count, bool t
 LexicalQuery AnalyzeQuery(std::string_view text, bool translate) {
   LexicalQuery q;
   q.language = std::string(LanguageName(DetectLanguage(text)));
+  q.translate = translate;
   AddTerms(text, 1.0, /*repeats_count=*/true, translate, &q);
   return q;
 }
@@ -161,13 +165,35 @@ size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords
   return added;
 }
 
+LexicalQuery WithPortugueseForms(LexicalQuery query) {
+  if (LanguageOf(query) == Language::kPortuguese) return query;
+  for (QueryTerm& term : query.terms) {
+    if (term.word.empty()) continue;
+    const auto add_portuguese = [&](const std::string& portuguese) {
+      if (!portuguese.empty() && portuguese != term.term) {
+        AddForm(PortugueseTextForm(portuguese), &term);
+      }
+    };
+    const std::vector<AnalyzedToken> own =
+        Analyze(term.word, Language::kPortuguese, {.remove_stop_words = false});
+    if (own.size() == 1) add_portuguese(own.front().term);
+    if (query.translate) {
+      for (const std::string& portuguese :
+           BilingualDictionary::EnglishPortuguese().Translations(term.term)) {
+        add_portuguese(portuguese);
+      }
+    }
+  }
+  return query;
+}
+
 bool AddTermWeight(LexicalQuery* query, const std::string& term, double weight) {
   const size_t at = query->Find(term);
   if (at < query->terms.size()) {
     query->terms[at].weight += weight;
     return false;
   }
-  query->terms.push_back(QueryTerm{term, {term}, weight});
+  query->terms.push_back(QueryTerm{term, {term}, weight, {}});
   return true;
 }
 
@@ -189,6 +215,15 @@ double LexicalCoverage(const std::vector<size_t>& matched, const LexicalQuery& q
 
 int64_t CountTerms(std::string_view text) { return static_cast<int64_t>(Analyze(text).size()); }
 
+FactTextCounts CountFactText(std::string_view content, const std::vector<std::string>& tags) {
+  FactTextCounts counts;
+  Language language = Language::kEnglish;
+  counts.content_terms = static_cast<int64_t>(Analyze(content, {}, &language).size());
+  counts.tags_terms = CountTagTerms(tags);
+  counts.portuguese = language == Language::kPortuguese;
+  return counts;
+}
+
 int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }
 
 Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
@@ -199,12 +234,12 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   std::vector<LexicalHit> out;
   if (query.terms.empty()) return out;
   const auto scopes = ScopesOrDefault(scopes_in);
-  const QueryPhrases phrases = PhrasesOf(query);
 
   // Collection statistics of the searched scopes, one row per scope.
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement totals,
-      db->Prepare("SELECT coalesce(sum(facts), 0), total(content_terms), total(tags_terms) "
+      db->Prepare("SELECT coalesce(sum(facts), 0), total(content_terms), total(tags_terms), "
+                  "total(portuguese_facts) "
                   "FROM scope_stats WHERE scope IN (" +
                   Placeholders(scopes.size()) + ")"));
   BindScopes(&totals, 1, scopes);
@@ -214,6 +249,8 @@ Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& 
   if (n_docs == 0) return out;
   const double avg_content = totals.ColumnDouble(1) / static_cast<double>(n_docs);
   const double avg_tags = totals.ColumnDouble(2) / static_cast<double>(n_docs);
+  const QueryPhrases phrases =
+      PhrasesOf(totals.ColumnDouble(3) > 0 ? WithPortugueseForms(query) : query);
 
   // CROSS JOIN pins the order: FTS5 finds the matches once, then each is
   // looked up by rowid. Left to itself the planner may walk the scope's

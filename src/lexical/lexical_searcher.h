@@ -30,20 +30,28 @@ struct QueryTerm {
   std::string term;
   // Every index form that counts as this term, distinct, `term` first; for a
   // Portuguese query also the word's English stem, so the word matches
-  // itself in a fact detected as English, and its English translations
-  // (lexical_searcher.cc). A fact's frequency of the term is the sum over
-  // its forms.
+  // itself in a fact detected as English, and its English translations; for
+  // an English query, when the searched scopes hold Portuguese facts, the
+  // word's Portuguese stem and translations, matching in those facts only
+  // (WithPortugueseForms). A fact's frequency of the term is the sum over its
+  // forms.
   std::vector<std::string> forms;
   // BM25's query term frequency: the times the query holds the word
   // (Lucene adds a repeated term once per occurrence); expansion terms
   // carry the weight their source gives them.
   double weight = 1.0;
+  // The word of an English query the term was analysed from, as the query
+  // writes it; empty for a Portuguese query's terms and for terms taken
+  // from the index (AddTermWeight).
+  std::string word;
 };
 
 // A query after analysis: unique terms in first-seen order.
 struct LexicalQuery {
   std::vector<QueryTerm> terms;
   std::string language;  // "en" or "pt"
+  // Add translations to the terms' forms (QueryAnalysisOptions::translate).
+  bool translate = true;
 
   // The analysed forms shown for the query, `term` of each.
   std::vector<std::string> Terms() const;
@@ -64,6 +72,18 @@ LexicalQuery AnalyzeQuery(std::string_view text, bool translate = true);
 size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords,
                    double weight = 1.0, bool translate = true);
 
+// `query` with, for an English query, forms that match in the facts
+// detected as Portuguese only (their index holds PortugueseTextForm of each
+// term, fts5_engram.h): each word's Portuguese stem and, with `translate`,
+// its Portuguese translations ("language": idiom, lingu, linguag), each
+// where it differs from the term, which matches there already. A
+// Portuguese query comes back as it is. SearchLexical adds them when the
+// searched scopes hold a Portuguese fact; not in every fact, because the
+// Portuguese stem of an English word is another English word's stem often
+// enough ("rates" -> "rat"), which cost scifact and locomo-dev 0.001-0.002
+// nDCG@10 when measured.
+LexicalQuery WithPortugueseForms(LexicalQuery query);
+
 // Adds `weight` to the term of `query` whose form `term` is (an analysed
 // term, as the index holds it), or appends it as a new term of that one
 // form. Returns true when it was new.
@@ -82,6 +102,9 @@ int64_t CountTerms(std::string_view text);
 
 // Analysed length of a fact's tags as the index sees them.
 int64_t CountTagTerms(const std::vector<std::string>& tags);
+
+// What the index records of a fact's text (FactTextCounts).
+FactTextCounts CountFactText(std::string_view content, const std::vector<std::string>& tags);
 
 // The FTS5 query for analysed `terms`: each quoted (inner quotes doubled)
 // and ORed, within `column` when one is named.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "src/text/bilingual_dictionary.h"
@@ -24,7 +26,7 @@ class LexicalSearcherTest : public ::testing::Test {
     row.fact.id = id;
     row.fact.scope = scope;
     row.fact.content = content;
-    row.content_terms = CountTerms(content);
+    row.text = CountFactText(content, {});
     ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
   }
 
@@ -69,7 +71,7 @@ TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
   row.fact.id = "a";
   row.fact.scope = "alice";
   row.fact.content = "postgres runs on port 5433";
-  row.content_terms = CountTerms(row.fact.content);
+  row.text.content_terms = CountTerms(row.fact.content);
   ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->Insert(row); }).ok());
   auto solo_hits = SearchLexical((*solo)->db(), AnalyzeQuery("postgres port"), {"alice"}, {});
   ASSERT_TRUE(solo_hits.ok());
@@ -121,10 +123,49 @@ TEST_F(LexicalSearcherTest, APortugueseQueryFindsTheEnglishTranslationOfItsWord)
   auto untranslated = SearchLexical(store_->db(), AnalyzeQuery("qual idioma usar", false), {}, {});
   ASSERT_TRUE(untranslated.ok()) << untranslated.status().ToString();
   EXPECT_TRUE(untranslated->empty());
-  // An English query gets no Portuguese forms.
+  // An English query's analysis gives no Portuguese forms: a search adds
+  // them when its scopes hold Portuguese facts (next test).
   for (const QueryTerm& t : AnalyzeQuery("which language to use").terms) {
     EXPECT_EQ(t.forms, std::vector<std::string>{t.term});
   }
+}
+
+TEST_F(LexicalSearcherTest, AnEnglishQueryFindsPortugueseFactsByTranslationAndByItsOwnWords) {
+  if (BilingualDictionary::EnglishPortuguese().size() == 0) {
+    GTEST_SKIP() << "dict-freedict-eng-por is not installed";
+  }
+  Add("pt", "default", "A taxa de juros do Rafael é de 5% ao ano");
+  Add("en", "default", "The lab rat ran away on Monday");
+  const LexicalQuery q = AnalyzeQuery("What rates does Rafael pay?");
+  ASSERT_EQ(q.language, "en");
+  ASSERT_EQ(q.terms.size(), 3u);
+  const LexicalQuery with = WithPortugueseForms(q);
+  const std::vector<std::string>& rate = with.terms[0].forms;
+  EXPECT_EQ(rate.front(), "rate");
+  // "rate" translates to "taxa" (stem "tax").
+  EXPECT_NE(std::find(rate.begin(), rate.end(), PortugueseTextForm("tax")), rate.end());
+  // The word's own Portuguese stem, "rat", is what the English fact holds
+  // for "rat": it counts in Portuguese facts only, so that fact does not
+  // match.
+  EXPECT_NE(std::find(rate.begin(), rate.end(), PortugueseTextForm("rat")), rate.end());
+  auto hits = SearchLexical(store_->db(), q, {}, {});
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, "pt");
+  EXPECT_EQ((*hits)[0].matched, (std::vector<size_t>{0, 1}));
+  // Without translations only "Rafael" matches the Portuguese fact.
+  LexicalQuery untranslated = AnalyzeQuery("What rates does Rafael pay?", false);
+  auto own = SearchLexical(store_->db(), untranslated, {}, {});
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  ASSERT_EQ(own->size(), 1u);
+  EXPECT_EQ((*own)[0].matched, std::vector<size_t>{1});
+  // A term found in a fact by its own form gets no Portuguese form that
+  // would count the same word twice; a Portuguese query is left as it is.
+  for (const QueryTerm& t : WithPortugueseForms(untranslated).terms) {
+    EXPECT_EQ(std::count(t.forms.begin(), t.forms.end(), PortugueseTextForm(t.term)), 0) << t.term;
+  }
+  const LexicalQuery pt = AnalyzeQuery("qual é a taxa de juros", false);
+  EXPECT_EQ(WithPortugueseForms(pt).terms.front().forms, pt.terms.front().forms);
 }
 
 TEST_F(LexicalSearcherTest, QuotesInQueryAreHarmless) {
@@ -160,8 +201,12 @@ TEST(ExpandQueryTest, AddsNewTermsInTheQueryLanguage) {
 }
 
 // Four terms of weight 1, as a query without repeated words has.
-const LexicalQuery kFourTerms{
-    {{"a", {"a"}, 1.0}, {"b", {"b"}, 1.0}, {"c", {"c"}, 1.0}, {"d", {"d"}, 1.0}}, "en"};
+const LexicalQuery kFourTerms{{{"a", {"a"}, 1.0, "a"},
+                               {"b", {"b"}, 1.0, "b"},
+                               {"c", {"c"}, 1.0, "c"},
+                               {"d", {"d"}, 1.0, "d"}},
+                              "en",
+                              true};
 
 TEST(LexicalCoverageTest, SharesOfTheQuerysOwnWeight) {
   // Over 1,000 facts (the floor): idf 6.503290 (df 1), 4.557380 (df 10),

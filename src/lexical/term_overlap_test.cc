@@ -47,7 +47,7 @@ TEST(TermDocumentFrequenciesTest, CountsTheFactsOfOneScope) {
     row.fact.id = id;
     row.fact.scope = scope;
     row.fact.content = content;
-    row.content_terms = CountTerms(content);
+    row.text.content_terms = CountTerms(content);
     ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
   };
   add("a", "home", "The bowls club fee is 120 a year");

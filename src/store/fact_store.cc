@@ -314,8 +314,9 @@ Status FactStore::Insert(const FactRow& row) {
       SqliteStatement insert,
       db_->Prepare("INSERT INTO facts(id, scope, content, tags, kind, source, created_at, "
                    "updated_at, last_accessed, access_count, confidence, metadata, "
-                   "content_terms, tags_terms, superseded_by, valid_until, expires_at) "
-                   "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)"));
+                   "content_terms, tags_terms, superseded_by, valid_until, expires_at, "
+                   "portuguese) "
+                   "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)"));
   insert.BindText(1, in.id);
   insert.BindText(2, in.scope);
   insert.BindText(3, in.content);
@@ -328,11 +329,12 @@ Status FactStore::Insert(const FactRow& row) {
   insert.BindInt(10, in.access_count);
   insert.BindDouble(11, in.confidence);
   insert.BindText(12, in.metadata);
-  insert.BindInt(13, row.content_terms);
-  insert.BindInt(14, row.tags_terms);
+  insert.BindInt(13, row.text.content_terms);
+  insert.BindInt(14, row.text.tags_terms);
   insert.BindText(15, in.superseded_by);
   insert.BindInt(16, in.valid_until);
   insert.BindInt(17, in.expires_at);
+  insert.BindInt(18, row.text.portuguese ? 1 : 0);
   return insert.Run();
 }
 
@@ -433,15 +435,16 @@ Status FactStore::RebuildLexicalIndex(const TermCounter& count) {
                           db_->Prepare("SELECT rowid, content, tags FROM facts"));
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement write,
-      db_->Prepare("UPDATE facts SET content_terms = ?1, tags_terms = ?2 WHERE rowid = ?3"));
+      db_->Prepare("UPDATE facts SET content_terms = ?1, tags_terms = ?2, portuguese = ?3 "
+                   "WHERE rowid = ?4"));
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, read.Step());
     if (!row) break;
-    const auto [content_terms, tags_terms] =
-        count(read.ColumnText(1), DecodeTags(read.ColumnText(2)));
-    write.BindInt(1, content_terms);
-    write.BindInt(2, tags_terms);
-    write.BindInt(3, read.ColumnInt(0));
+    const FactTextCounts counts = count(read.ColumnText(1), DecodeTags(read.ColumnText(2)));
+    write.BindInt(1, counts.content_terms);
+    write.BindInt(2, counts.tags_terms);
+    write.BindInt(3, counts.portuguese ? 1 : 0);
+    write.BindInt(4, read.ColumnInt(0));
     ENGRAM_RETURN_IF_ERROR(write.Run());
   }
   return db_->Exec("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')");

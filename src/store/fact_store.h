@@ -42,12 +42,21 @@ struct FactStoreOptions {
   std::function<Status(sqlite3*)> on_connect;
 };
 
-// A fact as written, with the lengths (in analysed terms) of its content and
-// tags that BM25 normalises by.
-struct FactRow {
-  Fact fact;
+// What the index records of a fact's text besides its terms: the lengths
+// (in analysed terms) of its content and tags that BM25 normalises by, and
+// whether its content is detected as Portuguese, counted per scope
+// (scope_stats.portuguese_facts) so a search knows whether an English
+// query's Portuguese forms can match anything.
+struct FactTextCounts {
   int64_t content_terms = 0;
   int64_t tags_terms = 0;
+  bool portuguese = false;
+};
+
+// A fact as written, with what the index records of its text.
+struct FactRow {
+  Fact fact;
+  FactTextCounts text;
 };
 
 // What ranking needs of every fact of a scope when there is no query match.
@@ -80,9 +89,9 @@ struct FactVisibility {
 // Binds :now and the filter's parameters of a FactVisibility condition.
 void BindVisibility(SqliteStatement* s, const FactVisibility& visibility);
 
-// Lengths in analysed terms of a fact's content and tags.
-using TermCounter = std::function<std::pair<int64_t, int64_t>(
-    const std::string& content, const std::vector<std::string>& tags)>;
+// What the index records of a fact's content and tags.
+using TermCounter =
+    std::function<FactTextCounts(const std::string& content, const std::vector<std::string>& tags)>;
 
 struct StoredFact {
   int64_t rowid = 0;
@@ -129,7 +138,7 @@ class FactStore {
   Result<std::string> GetMeta(const std::string& key);
   Status SetMeta(const std::string& key, const std::string& value);
 
-  // Recomputes every fact's analysed lengths with `count` and rebuilds the
+  // Recomputes what the index records of every fact with `count` and rebuilds the
   // FTS5 index from the facts, for when the analyzer changed. Run inside
   // Transact().
   Status RebuildLexicalIndex(const TermCounter& count);

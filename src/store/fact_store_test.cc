@@ -39,13 +39,15 @@ std::pair<std::string, std::string> ScopeStatsAndTruth(SqliteDb* db) {
     std::string out;
     while (s.ok() && *s->Step()) {
       out += s->ColumnText(0) + ":" + std::to_string(s->ColumnInt(1)) + "," +
-             std::to_string(s->ColumnInt(2)) + "," + std::to_string(s->ColumnInt(3)) + ";";
+             std::to_string(s->ColumnInt(2)) + "," + std::to_string(s->ColumnInt(3)) + "," +
+             std::to_string(s->ColumnInt(4)) + ";";
     }
     return out;
   };
-  return {dump("SELECT scope, facts, content_terms, tags_terms FROM scope_stats ORDER BY scope"),
-          dump("SELECT scope, count(*), sum(content_terms), sum(tags_terms) FROM facts "
-               "GROUP BY scope ORDER BY scope")};
+  return {dump("SELECT scope, facts, content_terms, tags_terms, portuguese_facts FROM scope_stats "
+               "ORDER BY scope"),
+          dump("SELECT scope, count(*), sum(content_terms), sum(tags_terms), sum(portuguese) "
+               "FROM facts GROUP BY scope ORDER BY scope")};
 }
 
 class FactStoreTest : public ::testing::Test {
@@ -167,8 +169,8 @@ TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
   auto counted = [](const std::string& content, const std::string& scope,
                     std::vector<std::string> tags) {
     FactRow row = Row(content, scope, std::move(tags));
-    row.content_terms = static_cast<int64_t>(content.size());
-    row.tags_terms = static_cast<int64_t>(row.fact.tags.size());
+    row.text.content_terms = static_cast<int64_t>(content.size());
+    row.text.tags_terms = static_cast<int64_t>(row.fact.tags.size());
     return row;
   };
   auto expect_in_step = [&](const char* after, const std::string& want) {
@@ -177,25 +179,27 @@ TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
     EXPECT_EQ(stats, want) << "after " << after;
   };
   Put(counted("one two", "a", {"tmp"}));
-  Put(counted("three", "a", {"keep", "x"}));
+  FactRow portuguese = counted("three", "a", {"keep", "x"});
+  portuguese.text.portuguese = true;
+  Put(portuguese);
   Put(counted("four", "b", {"tmp"}));
-  expect_in_step("inserts", "a:2,12,3;b:1,4,1;");
+  expect_in_step("inserts", "a:2,12,3,1;b:1,4,1,0;");
   const int64_t three = store_->Get("a", FactId("three"))->rowid;
   ASSERT_TRUE(store_->Transact([&] { return store_->UpdateTags(three, {"k"}, 2000, 1); }).ok());
-  expect_in_step("a tag update", "a:2,12,2;b:1,4,1;");
+  expect_in_step("a tag update", "a:2,12,2,1;b:1,4,1,0;");
   ASSERT_TRUE(store_->Transact([&] { return store_->RecordAccess({three}, 3000); }).ok());
-  expect_in_step("an access", "a:2,12,2;b:1,4,1;");
+  expect_in_step("an access", "a:2,12,2,1;b:1,4,1,0;");
   ASSERT_TRUE(store_->Transact([&] { return store_->DeleteTag("a", "tmp").status(); }).ok());
-  expect_in_step("a delete by tag", "a:1,5,1;b:1,4,1;");
+  expect_in_step("a delete by tag", "a:1,5,1,1;b:1,4,1,0;");
   ASSERT_TRUE(store_->Transact([&] { return store_->DeleteRowids({three}).status(); }).ok());
-  expect_in_step("the scope's last fact went", "b:1,4,1;");
+  expect_in_step("the scope's last fact went", "b:1,4,1,0;");
   EXPECT_EQ(*store_->MissingScopes({"a", "b"}), std::vector<std::string>{"a"});
   Status failed = store_->Transact([&]() -> Status {
     ENGRAM_RETURN_IF_ERROR(store_->Insert(counted("five", "b", {})));
     return IOError("disk full (simulated)");
   });
   ASSERT_FALSE(failed.ok());
-  expect_in_step("a rolled-back insert", "b:1,4,1;");
+  expect_in_step("a rolled-back insert", "b:1,4,1,0;");
   ASSERT_TRUE(store_->Transact([&] { return store_->DeleteScope("b").status(); }).ok());
   expect_in_step("a scope delete", "");
 }
@@ -215,28 +219,30 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
     for (const auto& [content, scope] : std::vector<std::pair<std::string, std::string>>{
              {"alpha", "a"}, {"beta gamma", "a"}, {"delta", "b"}}) {
       FactRow row = Row(content, scope, {"t"});
-      row.content_terms = static_cast<int64_t>(content.size());
-      row.tags_terms = 1;
+      row.text.content_terms = static_cast<int64_t>(content.size());
+      row.text.tags_terms = 1;
       ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
     }
-    // Nor what schema 6 added: history columns and version links.
+    // Nor what schemas 6 and 7 added: history columns, version links and
+    // the language of the content.
     ASSERT_TRUE(db->Exec("DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
                          "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
                          "ALTER TABLE facts DROP COLUMN superseded_by; "
                          "ALTER TABLE facts DROP COLUMN valid_until; "
-                         "ALTER TABLE facts DROP COLUMN expires_at")
+                         "ALTER TABLE facts DROP COLUMN expires_at; "
+                         "ALTER TABLE facts DROP COLUMN portuguese")
                     .ok());
   }
   auto store = FactStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ(*(*store)->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
   const auto [stats, truth] = ScopeStatsAndTruth((*store)->db());
-  EXPECT_EQ(stats, "a:2,15,2;b:1,5,1;");
+  EXPECT_EQ(stats, "a:2,15,2,0;b:1,5,1,0;");
   EXPECT_EQ(stats, truth);
   FactRow more = Row("epsilon", "b");
-  more.content_terms = 7;
+  more.text.content_terms = 7;
   ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(more); }).ok());
-  EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2;b:2,12,1;");
+  EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2,0;b:2,12,1,0;");
   // The facts of the old file are current, without expiry.
   ListOptions both;
   both.scopes = {"a", "b"};

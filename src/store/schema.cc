@@ -21,6 +21,22 @@ constexpr char kUncountOldFact[] = R"sql(
   DELETE FROM scope_stats WHERE scope = old.scope AND facts = 0;
 )sql";
 
+// The same from schema 7 on, with the scope's facts detected as Portuguese.
+constexpr char kCountNewFactV7[] = R"sql(
+  INSERT INTO scope_stats(scope, facts, content_terms, tags_terms, portuguese_facts)
+    VALUES (new.scope, 1, new.content_terms, new.tags_terms, new.portuguese)
+    ON CONFLICT(scope) DO UPDATE SET facts = facts + 1,
+      content_terms = content_terms + excluded.content_terms,
+      tags_terms = tags_terms + excluded.tags_terms,
+      portuguese_facts = portuguese_facts + excluded.portuguese_facts;
+)sql";
+constexpr char kUncountOldFactV7[] = R"sql(
+  UPDATE scope_stats SET facts = facts - 1, content_terms = content_terms - old.content_terms,
+    tags_terms = tags_terms - old.tags_terms, portuguese_facts = portuguese_facts - old.portuguese
+    WHERE scope = old.scope;
+  DELETE FROM scope_stats WHERE scope = old.scope AND facts = 0;
+)sql";
+
 // kMigrations[i] upgrades version i to i+1.
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string> migrations = {
@@ -201,6 +217,24 @@ CREATE TRIGGER facts_versions_delete AFTER DELETE ON facts BEGIN
   DELETE FROM fact_versions WHERE older_rowid = old.rowid OR newer_rowid = old.rowid;
 END;
 )sql",
+      // 6 -> 7: whether a fact's content is detected as Portuguese, and
+      // each scope's count of such facts, so a search adds an English
+      // query's Portuguese forms only where they can match
+      // (lexical_searcher.h, WithPortugueseForms). Existing facts are
+      // counted when the analyzer version that comes with this schema
+      // rebuilds the full-text index on open.
+      std::string(R"sql(
+ALTER TABLE facts ADD COLUMN portuguese INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scope_stats ADD COLUMN portuguese_facts INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER facts_stats_insert;
+DROP TRIGGER facts_stats_delete;
+DROP TRIGGER facts_stats_update;
+CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN)sql") +
+          kCountNewFactV7 + "END;\nCREATE TRIGGER facts_stats_delete AFTER DELETE ON facts BEGIN" +
+          kUncountOldFactV7 +
+          "END;\nCREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, "
+          "tags_terms, portuguese ON facts BEGIN" +
+          kUncountOldFactV7 + kCountNewFactV7 + "END;\n",
   };
   return migrations;
 }

@@ -175,11 +175,14 @@ Language DetectLanguage(std::string_view text) {
   return evidence.Decide();
 }
 
-std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options) {
+std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options,
+                                   Language* detected) {
   std::vector<CollectedWord> words;
   Evidence evidence;
   Collect(text, options.remove_stop_words, &words, &evidence);
-  return Finish(evidence.Decide(), options, &words);
+  const Language language = evidence.Decide();
+  if (detected != nullptr) *detected = language;
+  return Finish(language, options, &words);
 }
 
 std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,

@@ -36,7 +36,7 @@ namespace engram {
 // Version of what Analyze produces. Bump it with any change that alters
 // terms for some input (stop lists, stemming, splitting, folding): stores
 // indexed with another version rebuild their full-text index on open.
-inline constexpr int kAnalyzerVersion = 2;
+inline constexpr int kAnalyzerVersion = 3;
 
 // One term and where its word is in the analyzed text.
 struct AnalyzedToken {
@@ -67,8 +67,10 @@ struct AnalyzerOptions {
 // texts with no evidence at all).
 Language DetectLanguage(std::string_view text);
 
-// Terms of `text` in order, in the language DetectLanguage picks for it.
-std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options = {});
+// Terms of `text` in order, in the language DetectLanguage picks for it,
+// which `detected` (when given) receives.
+std::vector<AnalyzedToken> Analyze(std::string_view text, const AnalyzerOptions& options = {},
+                                   Language* detected = nullptr);
 
 // Terms of `text` in order, stemmed for `language`.
 std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,

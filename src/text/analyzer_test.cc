@@ -94,6 +94,14 @@ TEST(AnalyzerTest, DetectsPortugueseAndStemsWithItsStemmer) {
   EXPECT_EQ(DetectLanguage("Qual é a senha que eu uso para o banco?"), Language::kPortuguese);
 }
 
+TEST(AnalyzerTest, ReportsTheLanguageItDetected) {
+  Language detected = Language::kEnglish;
+  EXPECT_EQ(Analyze("As configurações do servidor", {}, &detected).size(), 2u);
+  EXPECT_EQ(detected, Language::kPortuguese);
+  Analyze("What is the weather in São Paulo?", {}, &detected);
+  EXPECT_EQ(detected, Language::kEnglish);
+}
+
 TEST(AnalyzerTest, DetectsEnglishByDefault) {
   EXPECT_EQ(DetectLanguage(""), Language::kEnglish);
   EXPECT_EQ(DetectLanguage("kubernetes cluster"), Language::kEnglish);

@@ -16,6 +16,7 @@ namespace {
 // The directory Debian's dictd packages install into.
 constexpr char kDebianDictDir[] = "/usr/share/dictd";
 constexpr char kPortugueseEnglish[] = "freedict-por-eng";
+constexpr char kEnglishPortuguese[] = "freedict-eng-por";
 
 // dictd's base 64 number: digits A-Z a-z 0-9 + /, most significant first.
 bool DecodeDictNumber(std::string_view digits, uint64_t* out) {
@@ -77,7 +78,7 @@ void BilingualDictionary::AddEntry(std::string_view entry) {
   std::string_view headword = entry.substr(0, first_end);
   headword = Trim(headword.substr(0, headword.find('/')));
   if (headword.empty() || headword.find(' ') != std::string_view::npos) return;
-  const std::string term = OneTerm(headword, Language::kPortuguese);
+  const std::string term = OneTerm(headword, from_);
   if (term.empty()) return;
   Entry& found = by_term_[term];
   std::vector<std::string>& translations = found.terms;
@@ -96,10 +97,10 @@ void BilingualDictionary::AddEntry(std::string_view entry) {
     while (!line.empty() && translations.size() < kMaxTranslations) {
       const size_t cut = std::min(line.find_first_of(",;"), line.size());
       const std::string_view word = Trim(line.substr(0, cut));
-      const std::string english = OneTerm(word, Language::kEnglish);
-      if (!english.empty() &&
-          std::find(translations.begin(), translations.end(), english) == translations.end()) {
-        translations.push_back(english);
+      const std::string translation = OneTerm(word, to_);
+      if (!translation.empty() &&
+          std::find(translations.begin(), translations.end(), translation) == translations.end()) {
+        translations.push_back(translation);
         found.words.emplace_back(word);
       }
       line.remove_prefix(std::min(cut + 1, line.size()));
@@ -109,13 +110,14 @@ void BilingualDictionary::AddEntry(std::string_view entry) {
 }
 
 Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
-                                                      const std::string& name) {
+                                                      const std::string& name, Language from,
+                                                      Language to) {
   const std::string index_path = (std::filesystem::path(dir) / (name + ".index")).string();
   const std::string text_path = (std::filesystem::path(dir) / (name + ".dict.dz")).string();
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> index, FileContents::Read(index_path));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> packed, FileContents::Read(text_path));
   ENGRAM_ASSIGN_OR_RETURN(std::string text, Gunzip(packed->Bytes(), text_path));
-  BilingualDictionary dictionary;
+  BilingualDictionary dictionary(from, to);
   std::string_view lines = index->Bytes();
   for (size_t line_no = 1; !lines.empty(); ++line_no) {
     const size_t end = std::min(lines.find('\n'), lines.size());
@@ -139,11 +141,21 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
   return dictionary;
 }
 
+const BilingualDictionary* BilingualDictionary::LoadInstalled(const char* name, Language from,
+                                                              Language to) {
+  auto loaded = Load(kDebianDictDir, name, from, to);
+  return new BilingualDictionary(loaded.ok() ? std::move(*loaded) : BilingualDictionary(from, to));
+}
+
 const BilingualDictionary& BilingualDictionary::PortugueseEnglish() {
-  static const BilingualDictionary* dictionary = [] {
-    auto loaded = Load(kDebianDictDir, kPortugueseEnglish);
-    return new BilingualDictionary(loaded.ok() ? std::move(*loaded) : BilingualDictionary());
-  }();
+  static const BilingualDictionary* dictionary =
+      LoadInstalled(kPortugueseEnglish, Language::kPortuguese, Language::kEnglish);
+  return *dictionary;
+}
+
+const BilingualDictionary& BilingualDictionary::EnglishPortuguese() {
+  static const BilingualDictionary* dictionary =
+      LoadInstalled(kEnglishPortuguese, Language::kEnglish, Language::kPortuguese);
   return *dictionary;
 }
 
@@ -153,15 +165,15 @@ const std::vector<std::string>& BilingualDictionary::Translations(std::string_vi
   return it == by_term_.end() ? none : it->second.terms;
 }
 
-std::string BilingualDictionary::Gloss(std::string_view portuguese) const {
+std::string BilingualDictionary::Gloss(std::string_view text) const {
   std::string gloss;
-  for (const AnalyzedToken& token : Analyze(portuguese, Language::kPortuguese)) {
+  for (const AnalyzedToken& token : Analyze(text, from_)) {
     const auto it = by_term_.find(token.term);
     if (!gloss.empty()) gloss += ' ';
     if (it != by_term_.end()) {
       gloss += it->second.words.front();
     } else {
-      gloss += portuguese.substr(token.begin, token.end - token.begin);
+      gloss += text.substr(token.begin, token.end - token.begin);
     }
   }
   return gloss;

@@ -41,6 +41,21 @@ TEST(BilingualDictionaryTest, GlossReadsAPortugueseTextWordByWordInEnglish) {
   EXPECT_EQ(d->Gloss("de que"), "");
 }
 
+TEST(BilingualDictionaryTest, ReadsEnglishToPortugueseTheSameWay) {
+  auto d =
+      BilingualDictionary::Load(kDir, "test-eng-por", Language::kEnglish, Language::kPortuguese);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  // Headwords stemmed as English, translations as Portuguese.
+  EXPECT_EQ(d->Translations("languag"), (std::vector<std::string>{"lingu", "idiom", "linguag"}));
+  // "era" is a Portuguese stop word ("was"), so no translation.
+  EXPECT_EQ(d->Translations("age"), (std::vector<std::string>{"idad", "geraca"}));
+  // Phrases on either side are left out.
+  EXPECT_TRUE(d->Translations("laptop").empty());
+  EXPECT_TRUE(d->Translations("data").empty());
+  EXPECT_EQ(d->size(), 3u);
+  EXPECT_EQ(d->Gloss("Which language does the team use?"), "língua equipe use");
+}
+
 TEST(BilingualDictionaryTest, BadFilesAreNamed) {
   testing::TempDir dir;
   auto missing = BilingualDictionary::Load(dir.path().string(), "none");
@@ -75,6 +90,16 @@ TEST(BilingualDictionaryTest, DebiansFreeDictLoadsWhenInstalled) {
   EXPECT_GT(d.size(), 5000u);
   const std::vector<std::string>& idioma = d.Translations("idiom");
   EXPECT_NE(std::find(idioma.begin(), idioma.end(), "languag"), idioma.end());
+}
+
+TEST(BilingualDictionaryTest, DebiansEnglishPortugueseLoadsWhenInstalled) {
+  if (!std::filesystem::exists("/usr/share/dictd/freedict-eng-por.index")) {
+    GTEST_SKIP() << "dict-freedict-eng-por is not installed";
+  }
+  const BilingualDictionary& d = BilingualDictionary::EnglishPortuguese();
+  EXPECT_GT(d.size(), 5000u);
+  const std::vector<std::string>& language = d.Translations("languag");
+  EXPECT_NE(std::find(language.begin(), language.end(), "idiom"), language.end());
 }
 
 }  // namespace
