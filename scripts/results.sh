@@ -65,7 +65,7 @@ for pair in locomo-dev:scifact locomo-dev-turns:scifact updates-dev:cranfield \
   ENGRAM_FUSION_MIN_LEXICAL_COVERAGE=0 "$engram" eval "$datasets/$store" --mode blended \
     --foreign-queries "$datasets/$queries" --json > "$work/foreign-off-$store-$queries.json"
 done
-# Portuguese queries without their English translations and gloss (on by default).
+# Queries without their translations and gloss (on by default).
 echo "results: evaluating updates-dev without query translations" >&2
 ENGRAM_QUERY_TRANSLATE=false "$engram" eval "$datasets/updates-dev" \
   --compare lexical,semantic,blended --json > "$work/untranslated-updates-dev.json"
@@ -198,9 +198,11 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
         print(f"nDCG@10 by query language ({name}). A Portuguese query's terms also match "
               "their English stems and, by default, their English translations "
               "(`query.translate`), and the query is embedded with its English gloss "
-              "(`query.translate_vector`; docs/ARCHITECTURE.md \"A query term has forms\"); "
-              "the run without either is `ENGRAM_QUERY_TRANSLATE=false`. Per query: higher / "
-              "lower / equal with translations than without.\n")
+              "(`query.translate_vector`); an English query's terms also match, in the facts "
+              "detected as Portuguese, their Portuguese stems and, by default, their "
+              "Portuguese translations (docs/ARCHITECTURE.md \"A query term has forms\"). "
+              "The run without translations is `ENGRAM_QUERY_TRANSLATE=false` (the stems "
+              "stay). Per query: higher / lower / equal with translations than without.\n")
         off = json.load(open(untranslated))["per_query_ndcg10"]
         cols = ["lexical", "semantic", "blended"]
         print("| language | queries | " + " | ".join(f"{c}, no translations | {c}" for c in cols)

@@ -71,7 +71,7 @@ std::string OneTerm(std::string_view text, Language language) {
 
 }  // namespace
 
-void BilingualDictionary::AddEntry(std::string_view entry) {
+void BilingualDictionary::AddEntryLocked(std::string_view entry) const {
   const size_t first_end = entry.find('\n');
   if (first_end == std::string_view::npos) return;
   // The headword line: the word, then its pronunciation between slashes.
@@ -136,9 +136,48 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
                              ": not \"headword TAB offset TAB length\" within the text");
     }
     if (line.substr(0, 8) == "00databa") continue;  // the dictionary's own metadata
-    dictionary.AddEntry(std::string_view(text).substr(offset, length));
+    const std::string_view headword = line.substr(0, tab1);
+    if (headword.find(' ') != std::string_view::npos) continue;  // a phrase: no headword
+    dictionary.buckets_[BucketKey(headword)].entries.emplace_back(offset, length);
   }
+  dictionary.text_ = std::move(text);
   return dictionary;
+}
+
+std::string BilingualDictionary::BucketKey(std::string_view word) {
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  const auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  if (word.size() >= 2 && alnum(word[0]) && alnum(word[1])) {
+    return {lower(word[0]), lower(word[1])};
+  }
+  if (word.size() == 1 && alnum(word[0])) return {lower(word[0])};
+  return {};
+}
+
+void BilingualDictionary::AnalyseLocked(Bucket* bucket) const {
+  if (bucket->analysed) return;
+  for (const auto& [offset, length] : bucket->entries) {
+    AddEntryLocked(std::string_view(text_).substr(offset, length));
+  }
+  bucket->analysed = true;
+  bucket->entries = {};
+}
+
+const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_view term) const {
+  for (const std::string& key : {BucketKey(term), std::string()}) {
+    const auto bucket = buckets_.find(key);
+    if (bucket != buckets_.end()) AnalyseLocked(&bucket->second);
+  }
+  const auto it = by_term_.find(std::string(term));
+  return it == by_term_.end() ? nullptr : &it->second;
+}
+
+size_t BilingualDictionary::size() const {
+  std::lock_guard lock(*mutex_);
+  for (auto& [key, bucket] : buckets_) AnalyseLocked(&bucket);
+  return by_term_.size();
 }
 
 const BilingualDictionary* BilingualDictionary::LoadInstalled(const char* name, Language from,
@@ -161,17 +200,19 @@ const BilingualDictionary& BilingualDictionary::EnglishPortuguese() {
 
 const std::vector<std::string>& BilingualDictionary::Translations(std::string_view term) const {
   static const std::vector<std::string> none;
-  const auto it = by_term_.find(std::string(term));
-  return it == by_term_.end() ? none : it->second.terms;
+  std::lock_guard lock(*mutex_);
+  const Entry* entry = FindLocked(term);
+  return entry == nullptr ? none : entry->terms;
 }
 
 std::string BilingualDictionary::Gloss(std::string_view text) const {
   std::string gloss;
+  std::lock_guard lock(*mutex_);
   for (const AnalyzedToken& token : Analyze(text, from_)) {
-    const auto it = by_term_.find(token.term);
+    const Entry* entry = FindLocked(token.term);
     if (!gloss.empty()) gloss += ' ';
-    if (it != by_term_.end()) {
-      gloss += it->second.words.front();
+    if (entry != nullptr) {
+      gloss += entry->words.front();
     } else {
       gloss += text.substr(token.begin, token.end - token.begin);
     }

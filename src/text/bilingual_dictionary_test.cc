@@ -3,10 +3,15 @@
 #include "src/text/bilingual_dictionary.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <utility>
+#include <vector>
 
+#include "src/text/analyzer.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -54,6 +59,68 @@ TEST(BilingualDictionaryTest, ReadsEnglishToPortugueseTheSameWay) {
   EXPECT_TRUE(d->Translations("data").empty());
   EXPECT_EQ(d->size(), 3u);
   EXPECT_EQ(d->Gloss("Which language does the team use?"), "língua equipe use");
+}
+
+// dictd's base 64 of `n`.
+std::string DictNumber(size_t n) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  do {
+    out.insert(out.begin(), kDigits[n % 64]);
+    n /= 64;
+  } while (n > 0);
+  return out;
+}
+
+TEST(BilingualDictionaryTest, HeadwordsInEveryBucketAreFoundFromAnyThread) {
+  // Headwords upper-case, accented first and plain: each is filed under its
+  // first two bytes or, for "Água" and "Ação", under the bucket every
+  // lookup reads; "Casa" and "casas" share a stem and a list.
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"Água", "Água /x/\nwater\n"},
+      {"Ação", "Ação /x/\naction\n"},
+      {"Casa", "Casa /x/\nhouse, home\n"},
+      {"casas", "casas /x/\nhouses\n"},
+      {"porta", "porta /x/\ndoor\n"}};
+  testing::TempDir dir;
+  std::string text;
+  {
+    std::ofstream index(dir.File("mixed.index"));
+    for (const auto& [headword, entry] : entries) {
+      index << headword << '\t' << DictNumber(text.size()) << '\t' << DictNumber(entry.size())
+            << '\n';
+      text += entry;
+    }
+  }
+  gzFile packed = gzopen(dir.File("mixed.dict.dz").c_str(), "wb");
+  ASSERT_NE(packed, nullptr);
+  ASSERT_EQ(gzwrite(packed, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(packed), Z_OK);
+  auto d = BilingualDictionary::Load(dir.path().string(), "mixed");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const auto term = [](const std::string& word) {
+    return Analyze(word, Language::kPortuguese).front().term;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> want = {
+      {term("água"), {"water"}},
+      {term("ação"), {"action"}},
+      {term("casa"), {"hous", "home"}},
+      {term("porta"), {"door"}}};
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < want.size(); ++i) {
+        const auto& [stem, translations] = want[(i + t) % want.size()];
+        if (d->Translations(stem) != translations) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+  EXPECT_EQ(d->size(), 4u);
 }
 
 TEST(BilingualDictionaryTest, BadFilesAreNamed) {
