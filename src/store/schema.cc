@@ -6,8 +6,9 @@
 namespace engram {
 namespace {
 
-// Trigger bodies keeping scope_stats in step: `new` counted into its
-// scope's row, `old` taken out of its scope's row.
+// Trigger bodies keeping scope_stats in step, as schema 5 wrote them: `new`
+// counted into its scope's row, `old` taken out of its scope's row. Schema 7
+// replaces them with the V7 bodies below.
 constexpr char kCountNewFact[] = R"sql(
   INSERT INTO scope_stats(scope, facts, content_terms, tags_terms)
     VALUES (new.scope, 1, new.content_terms, new.tags_terms)

@@ -138,7 +138,11 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
     if (line.substr(0, 8) == "00databa") continue;  // the dictionary's own metadata
     const std::string_view headword = line.substr(0, tab1);
     if (headword.find(' ') != std::string_view::npos) continue;  // a phrase: no headword
-    dictionary.buckets_[BucketKey(headword)].entries.emplace_back(offset, length);
+    // A headword that does not start with two ASCII letters or digits is
+    // analysed now (a few hundred of por-eng's) and filed under its term.
+    std::string key = BucketKey(headword);
+    if (key.empty()) key = BucketKey(OneTerm(headword, from));
+    dictionary.buckets_[key].entries.emplace_back(offset, length);
   }
   dictionary.text_ = std::move(text);
   return dictionary;
@@ -166,10 +170,8 @@ void BilingualDictionary::AnalyseLocked(Bucket* bucket) const {
 }
 
 const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_view term) const {
-  for (const std::string& key : {BucketKey(term), std::string()}) {
-    const auto bucket = buckets_.find(key);
-    if (bucket != buckets_.end()) AnalyseLocked(&bucket->second);
-  }
+  const auto bucket = buckets_.find(BucketKey(term));
+  if (bucket != buckets_.end()) AnalyseLocked(&bucket->second);
   const auto it = by_term_.find(std::string(term));
   return it == by_term_.end() ? nullptr : &it->second;
 }

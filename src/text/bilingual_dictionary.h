@@ -16,12 +16,14 @@
 // English reading of a Portuguese text (Gloss) that an English-only
 // embedding model can read.
 //
-// Entries are analysed when first looked up, a bucket at a time: Load only
-// reads the files and files each entry under the first two bytes of its
-// headword, lower-cased, which are the first two of its term (the stemmers
-// change only the ends of words; a headword that does not start with two
-// ASCII letters or digits goes to a bucket that every lookup reads). So a
-// query pays for the few hundred entries its words could be, not for the
+// Entries are analysed when first looked up, a bucket at a time: Load reads
+// the files and files each entry under the first two bytes of its headword,
+// lower-cased, which are the first two of its term (the stemmers change
+// only the ends of words; a headword that does not start with two ASCII
+// letters or digits is analysed at load and filed under its term's). A
+// bucket holds every entry of its terms in the index's order, so the lists
+// are those of reading the whole dictionary, whatever was looked up before;
+// a query pays for the few hundred entries its words could be, not for the
 // whole dictionary (about 50 ms on one core).
 //
 // Thread-safety: lookups are safe from any thread (the lazily analysed
@@ -100,7 +102,7 @@ class BilingualDictionary {
 
   // The bucket a headword or a term is filed under: its first two bytes
   // lower-cased when both are ASCII letters or digits, the one byte of a
-  // one-byte word, else "" (the bucket every lookup reads).
+  // one-byte word, else "" (terms of other letters).
   static std::string BucketKey(std::string_view word);
 
   // The entry of `term`, analysing its buckets first; nullptr when it has
