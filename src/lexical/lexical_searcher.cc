@@ -174,9 +174,8 @@ LexicalQuery WithPortugueseForms(LexicalQuery query) {
         AddForm(PortugueseTextForm(portuguese), &term);
       }
     };
-    const std::vector<AnalyzedToken> own =
-        Analyze(term.word, Language::kPortuguese, {.remove_stop_words = false});
-    if (own.size() == 1) add_portuguese(own.front().term);
+    add_portuguese(
+        TermAs(term.word, AnalyzedToken{"", 0, term.word.size()}, Language::kPortuguese));
     if (query.translate) {
       for (const std::string& portuguese :
            BilingualDictionary::EnglishPortuguese().Translations(term.term)) {

@@ -142,7 +142,7 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
     // analysed now (a few hundred of por-eng's) and filed under its term.
     std::string key = BucketKey(headword);
     if (key.empty()) key = BucketKey(OneTerm(headword, from));
-    dictionary.buckets_[key].entries.emplace_back(offset, length);
+    dictionary.buckets_[key].emplace_back(offset, length);
   }
   dictionary.text_ = std::move(text);
   return dictionary;
@@ -161,12 +161,10 @@ std::string BilingualDictionary::BucketKey(std::string_view word) {
 }
 
 void BilingualDictionary::AnalyseLocked(Bucket* bucket) const {
-  if (bucket->analysed) return;
-  for (const auto& [offset, length] : bucket->entries) {
+  for (const auto& [offset, length] : *bucket) {
     AddEntryLocked(std::string_view(text_).substr(offset, length));
   }
-  bucket->analysed = true;
-  bucket->entries = {};
+  *bucket = {};
 }
 
 const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_view term) const {

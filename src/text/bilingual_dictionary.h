@@ -94,11 +94,9 @@ class BilingualDictionary {
     std::vector<std::string> terms;
     std::vector<std::string> words;
   };
-  // Entries not analysed yet: where each is in text_, in the index's order.
-  struct Bucket {
-    std::vector<std::pair<size_t, size_t>> entries;  // offset, length
-    bool analysed = false;
-  };
+  // Entries not analysed yet: where each is in text_ (offset, length), in
+  // the index's order; empty once analysed.
+  using Bucket = std::vector<std::pair<size_t, size_t>>;
 
   // The bucket a headword or a term is filed under: its first two bytes
   // lower-cased when both are ASCII letters or digits, the one byte of a
