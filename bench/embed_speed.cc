@@ -23,7 +23,6 @@
 // Output: one "key<TAB>value" line per figure (bench/embed_speed.sh turns
 // runs into a Markdown table). Not a test: nothing here passes or fails on
 // speed.
-#include <cblas.h>
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +40,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/seeded_random.h"
+#include "src/embed/blas_api.h"
 #include "src/embed/local_embedder.h"
 #include "src/embed/use_lite_encoder.h"
 
@@ -274,8 +274,14 @@ int Run(const BenchOptions& options) {
   }
   const std::unique_ptr<LocalEmbedder> embedder = std::move(loaded).value();
   Print("load_ms", load_ms, 1);
-  if (options.blas_threads > 0) openblas_set_num_threads(options.blas_threads);
-  Print("openblas_threads", std::to_string(openblas_get_num_threads()));
+  // OpenBLAS is loaded here, if the batches would not load it anyway.
+  const Result<const BlasApi*> blas = Blas();
+  if (!blas.ok()) {
+    std::cerr << "embed_speed: " << blas.status().ToString() << "\n";
+    return 1;
+  }
+  if (options.blas_threads > 0) (*blas)->set_num_threads(options.blas_threads);
+  Print("openblas_threads", std::to_string((*blas)->get_num_threads()));
   const UseLiteEncoder& encoder = embedder->Encoder();
   const UseLiteTokenizer& tokenizer = encoder.Tokenizer();
 

@@ -1,15 +1,17 @@
 #include "src/embed/use_lite_encoder.h"
 
-#include <cblas.h>
-
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <system_error>
 #include <thread>
 #include <utility>
 
 #include "src/common/local_models.h"
+#include "src/embed/blas_api.h"
 
 namespace engram {
 namespace {
@@ -36,11 +38,16 @@ void MeanOverSentences(const float* x, const std::vector<size_t>& offsets, size_
   }
 }
 
-// OpenBLAS's thread count as the process set it (OPENBLAS_NUM_THREADS,
-// else one per CPU), read before the first Load sets it to one.
-int BlasThreadsAtStart() {
-  static const int threads = std::max(openblas_get_num_threads(), 1);
-  return threads;
+// The threads OpenBLAS would start with: OPENBLAS_NUM_THREADS when it is
+// a positive number, else one per CPU.
+size_t BlasThreadsFromEnvironment() {
+  const size_t cpus = std::max<size_t>(std::thread::hardware_concurrency(), 1);
+  const char* set = std::getenv("OPENBLAS_NUM_THREADS");
+  if (set == nullptr) return cpus;
+  size_t threads = 0;
+  const char* end = set + std::strlen(set);
+  const auto [last, error] = std::from_chars(set, end, threads);
+  return error == std::errc() && last == end && threads > 0 ? threads : cpus;
 }
 
 }  // namespace
@@ -84,14 +91,8 @@ Result<std::unique_ptr<UseLiteEncoder>> UseLiteEncoder::Load(const std::string& 
   encoder->options_ = options;
   encoder->options_.max_batch_tokens = std::max(options.max_batch_tokens, kMaxTokens);
   if (encoder->options_.threads == 0) {
-    encoder->options_.threads =
-        std::clamp<size_t>(static_cast<size_t>(BlasThreadsAtStart()), 1,
-                           std::max<size_t>(std::thread::hardware_concurrency(), 1));
-  }
-  // The encoder's own threads each run sgemm on their share of the texts;
-  // OpenBLAS threads inside those calls would only compete with them.
-  if (encoder->options_.sgemm_min_rows != SIZE_MAX && openblas_get_num_threads() != 1) {
-    openblas_set_num_threads(1);
+    encoder->options_.threads = std::clamp<size_t>(
+        BlasThreadsFromEnvironment(), 1, std::max<size_t>(std::thread::hardware_concurrency(), 1));
   }
   ENGRAM_ASSIGN_OR_RETURN(encoder->tokenizer_,
                           UseLiteTokenizer::FromPieces(std::move(model.pieces)));
@@ -186,9 +187,13 @@ UseLiteDenseCounts UseLiteEncoder::DenseCounts() const {
 
 void UseLiteEncoder::Dense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
                            const UseLiteDenseEpilogue& epilogue) const {
-  if (rows >= options_.sgemm_min_rows) {
+  // OpenBLAS is loaded by the first product that needs it; where it cannot
+  // be, the packed kernel computes the same product.
+  const Result<const BlasApi*> blas =
+      rows >= options_.sgemm_min_rows ? Blas() : Result<const BlasApi*>(Unavailable("unused"));
+  if (blas.ok()) {
     sgemm_products_.fetch_add(1, std::memory_order_relaxed);
-    UseLiteDenseSgemm(x, rows, dense, y, epilogue);
+    UseLiteDenseSgemm(**blas, x, rows, dense, y, epilogue);
   } else {
     packed_products_.fetch_add(1, std::memory_order_relaxed);
     UseLiteDense(x, rows, dense, y, epilogue);

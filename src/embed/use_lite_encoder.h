@@ -83,14 +83,13 @@ struct UseLiteEncoderOptions {
   size_t max_batch_tokens = 4096;
   // Threads one Embed call may use, each taking a contiguous share of the
   // texts (by token count); more threads, more texts per second in a
-  // batch. 0 (default): as many as OpenBLAS was set to use when the
-  // process started (OPENBLAS_NUM_THREADS, else one per CPU), at most one
-  // per CPU, so that variable keeps bounding the encoder's threads. A call
-  // with one text, or with fewer than min_tokens_per_thread tokens in all,
-  // runs on the calling thread alone. Unless sgemm_min_rows is SIZE_MAX,
-  // Load sets OpenBLAS to one thread, process-wide
-  // (openblas_set_num_threads(1)): each of these threads runs sgemm on its
-  // own share, and OpenBLAS threads inside them would oversubscribe the
+  // batch. 0 (default): OPENBLAS_NUM_THREADS when it is set, else one per
+  // CPU, at most one per CPU, so that variable keeps bounding the
+  // encoder's threads. A call with one text, or with fewer than
+  // min_tokens_per_thread tokens in all, runs on the calling thread alone.
+  // OpenBLAS, loaded by the first product that runs on it, is set to one
+  // thread, process-wide (blas_api.h): each of these threads runs sgemm on
+  // its own share, and OpenBLAS threads inside them would oversubscribe the
   // CPUs. Measured on 2 CPUs, sentences/s for calls of 64 facts (and of
   // 2000): 2 encoder threads on single-threaded OpenBLAS 687 (811), 1
   // encoder thread on 2 OpenBLAS threads 640 (622), 2 on 2 541 (592).

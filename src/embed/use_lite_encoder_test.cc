@@ -493,7 +493,14 @@ std::vector<DenseProduct> DenseProductsToTest() {
                           UseLiteDense(x, rows, dense, y, epilogue, isa);
                         }});
   }
-  products.push_back({"sgemm", UseLiteDenseSgemm, false});
+  products.push_back({"sgemm",
+                      [](const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+                         const UseLiteDenseEpilogue& epilogue) {
+                        const Result<const BlasApi*> blas = Blas();
+                        ASSERT_TRUE(blas.ok()) << blas.status().ToString();
+                        UseLiteDenseSgemm(**blas, x, rows, dense, y, epilogue);
+                      },
+                      false});
   return products;
 }
 

@@ -1,7 +1,5 @@
 #include "src/embed/use_lite_kernels.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -376,7 +374,8 @@ void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, 
   }
 }
 
-void UseLiteDenseSgemm(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+void UseLiteDenseSgemm(const BlasApi& blas, const float* x, size_t rows,
+                       const UseLitePackedDense& dense, float* y,
                        const UseLiteDenseEpilogue& epilogue) {
   if (rows == 0 || dense.Out() == 0) return;
   const size_t in = dense.In();
@@ -384,10 +383,10 @@ void UseLiteDenseSgemm(const float* x, size_t rows, const UseLitePackedDense& de
   // A residual that is y itself would be overwritten by beta 0: add the
   // product onto it instead.
   const bool onto_residual = epilogue.residual == y;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
-              static_cast<blasint>(out), static_cast<blasint>(in), 1.0f, x,
-              static_cast<blasint>(in), dense.Kernel(), static_cast<blasint>(out),
-              onto_residual ? 1.0f : 0.0f, y, static_cast<blasint>(out));
+  blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
+             static_cast<blasint>(out), static_cast<blasint>(in), 1.0f, x, static_cast<blasint>(in),
+             dense.Kernel(), static_cast<blasint>(out), onto_residual ? 1.0f : 0.0f, y,
+             static_cast<blasint>(out));
   const float* residual = onto_residual ? nullptr : epilogue.residual;
 #if ENGRAM_USE_LITE_HAVE_AVX2
   if (UseLiteBestIsa() == UseLiteIsa::kAvx2) {

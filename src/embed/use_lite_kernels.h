@@ -21,12 +21,14 @@
 // Thread-safety: pure functions of their arguments; a UseLitePackedDense
 // is immutable once built. Callers give each thread its own output buffers.
 // UseLiteDenseSgemm runs on as many threads as OpenBLAS is set to
-// (openblas_set_num_threads), inside the call.
+// (one, as blas_api.h loads it), inside the call.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 #define ENGRAM_SRC_EMBED_USE_LITE_KERNELS_H_
 
 #include <cstddef>
 #include <vector>
+
+#include "src/embed/blas_api.h"
 
 namespace engram {
 
@@ -121,7 +123,8 @@ void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, 
 // is accumulated onto it instead (beta 1) and the bias added after: the
 // same sum in another order. `y` must not overlap `x`; rows, in and out
 // must fit in an int.
-void UseLiteDenseSgemm(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
+void UseLiteDenseSgemm(const BlasApi& blas, const float* x, size_t rows,
+                       const UseLitePackedDense& dense, float* y,
                        const UseLiteDenseEpilogue& epilogue = {});
 
 // Per row of x[rows, dim]: scale * (x - mean) / sqrt(variance + epsilon)

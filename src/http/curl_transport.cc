@@ -1,12 +1,10 @@
 #include "src/http/curl_transport.h"
 
-#include <curl/curl.h>
-
 #include <exception>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "src/http/curl_api.h"
 #include "src/http/http_client.h"
 
 namespace engram {
@@ -14,22 +12,15 @@ namespace engram {
 namespace {
 
 struct EasyDeleter {
-  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+  const CurlApi* api;
+  void operator()(CURL* easy) const { api->easy_cleanup(easy); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  const CurlApi* api;
+  void operator()(curl_slist* list) const { api->slist_free_all(list); }
 };
 using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
-
-// curl_global_init's result, from the one call made in this process. Never
-// cleaned up: the transport lives as long as the process.
-CURLcode GlobalInit() {
-  static std::once_flag once;
-  static CURLcode code = CURLE_OK;
-  std::call_once(once, [] { code = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return code;
-}
 
 std::string_view TrimSpace(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -70,9 +61,9 @@ size_t WriteHeader(char* data, size_t size, size_t count, void* user) {
   }
 }
 
-Status ErrorFor(CURLcode code, const char* detail, const HttpRequest& request) {
+Status ErrorFor(const CurlApi& api, CURLcode code, const char* detail, const HttpRequest& request) {
   std::string message = "http: " + request.method + " " + UrlForMessage(request.url) + ": ";
-  message += (detail != nullptr && detail[0] != '\0') ? detail : curl_easy_strerror(code);
+  message += (detail != nullptr && detail[0] != '\0') ? detail : api.easy_strerror(code);
   message = Redact(message, request.secrets);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
@@ -96,10 +87,10 @@ Status ErrorFor(CURLcode code, const char* detail, const HttpRequest& request) {
 // Puts each request header on `list`. libcurl's own defaults that the
 // request did not ask for are removed, so the server sees what was sent:
 // no form Content-Type for a body, no "Expect: 100-continue" round trip.
-Result<HeaderList> BuildHeaders(const HttpRequest& request) {
-  HeaderList list;
-  auto append = [&list](const std::string& line) -> Status {
-    curl_slist* next = curl_slist_append(list.get(), line.c_str());
+Result<HeaderList> BuildHeaders(const CurlApi& api, const HttpRequest& request) {
+  HeaderList list(nullptr, SlistDeleter{&api});
+  auto append = [&api, &list](const std::string& line) -> Status {
+    curl_slist* next = api.slist_append(list.get(), line.c_str());
     if (next == nullptr) return Internal("http: request: out of memory for headers");
     if (!list) list.reset(next);
     return Status::OK();
@@ -127,16 +118,15 @@ class CurlHttpTransport final : public HttpTransport {
   Result<HttpResponse> Send(const HttpRequest& request,
                             const HttpTimeouts& timeouts) const override {
     const std::string context = "http: " + request.method + " " + UrlForMessage(request.url);
-    if (const CURLcode init = GlobalInit(); init != CURLE_OK) {
-      return Internal(
-          Redact(context + ": libcurl init: " + curl_easy_strerror(init), request.secrets));
-    }
+    const Result<const CurlApi*> loaded = Curl();
+    if (!loaded.ok()) return loaded.status().WithContext(Redact(context, request.secrets));
+    const CurlApi& api = **loaded;
     if (request.method.empty() || request.method.find_first_of(" \r\n") != std::string::npos) {
       return InvalidArgument(Redact(context + ": bad method", request.secrets));
     }
-    EasyHandle easy(curl_easy_init());
+    EasyHandle easy(api.easy_init(), EasyDeleter{&api});
     if (!easy) return Internal(Redact(context + ": curl_easy_init failed", request.secrets));
-    ENGRAM_ASSIGN_OR_RETURN(HeaderList headers, BuildHeaders(request));
+    ENGRAM_ASSIGN_OR_RETURN(HeaderList headers, BuildHeaders(api, request));
 
     HttpResponse response;
     char error_buffer[CURL_ERROR_SIZE] = {};
@@ -147,42 +137,42 @@ class CurlHttpTransport final : public HttpTransport {
     auto set = [&setup](CURLcode code) {
       if (setup == CURLE_OK) setup = code;
     };
-    set(curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer));
-    set(curl_easy_setopt(h, CURLOPT_URL, request.url.c_str()));
-    set(curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"));
-    set(curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L));
-    set(curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L));
-    set(curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L));
-    set(curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L));
+    set(api.easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer));
+    set(api.easy_setopt(h, CURLOPT_URL, request.url.c_str()));
+    set(api.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"));
+    set(api.easy_setopt(h, CURLOPT_NOSIGNAL, 1L));
+    set(api.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L));
+    set(api.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L));
+    set(api.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L));
     // Non-positive timeouts mean "no limit" (libcurl's 0).
-    set(curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                         static_cast<long>(timeouts.connect_ms > 0 ? timeouts.connect_ms : 0)));
-    set(curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                         static_cast<long>(timeouts.total_ms > 0 ? timeouts.total_ms : 0)));
+    set(api.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                        static_cast<long>(timeouts.connect_ms > 0 ? timeouts.connect_ms : 0)));
+    set(api.easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                        static_cast<long>(timeouts.total_ms > 0 ? timeouts.total_ms : 0)));
     if (request.method == "GET" && request.body.empty()) {
-      set(curl_easy_setopt(h, CURLOPT_HTTPGET, 1L));
+      set(api.easy_setopt(h, CURLOPT_HTTPGET, 1L));
     } else if (request.method == "HEAD") {
-      set(curl_easy_setopt(h, CURLOPT_NOBODY, 1L));
+      set(api.easy_setopt(h, CURLOPT_NOBODY, 1L));
     } else {
       // The body is sent from request.body, which outlives the transfer.
-      set(curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
-                           static_cast<curl_off_t>(request.body.size())));
-      set(curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data()));
+      set(api.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                          static_cast<curl_off_t>(request.body.size())));
+      set(api.easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data()));
       if (request.method != "POST") {
-        set(curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str()));
+        set(api.easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str()));
       }
     }
-    set(curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get()));
-    set(curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteBody));
-    set(curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body));
-    set(curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &WriteHeader));
-    set(curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers));
-    if (setup != CURLE_OK) return ErrorFor(setup, nullptr, request);
+    set(api.easy_setopt(h, CURLOPT_HTTPHEADER, headers.get()));
+    set(api.easy_setopt(h, CURLOPT_WRITEFUNCTION, &WriteBody));
+    set(api.easy_setopt(h, CURLOPT_WRITEDATA, &response.body));
+    set(api.easy_setopt(h, CURLOPT_HEADERFUNCTION, &WriteHeader));
+    set(api.easy_setopt(h, CURLOPT_HEADERDATA, &response.headers));
+    if (setup != CURLE_OK) return ErrorFor(api, setup, nullptr, request);
 
-    const CURLcode code = curl_easy_perform(h);
-    if (code != CURLE_OK) return ErrorFor(code, error_buffer, request);
+    const CURLcode code = api.easy_perform(h);
+    if (code != CURLE_OK) return ErrorFor(api, code, error_buffer, request);
     long status = 0;
-    if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status <= 0) {
+    if (api.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status <= 0) {
       return Unavailable(Redact(context + ": no HTTP status in the answer", request.secrets));
     }
     response.status = static_cast<int>(status);

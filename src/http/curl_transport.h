@@ -14,7 +14,8 @@
 
 namespace engram {
 
-// The process's libcurl transport (curl_global_init runs once, on first use).
+// The process's libcurl transport (libcurl is loaded and initialised when
+// the first request is sent: src/http/curl_api.h).
 std::shared_ptr<const HttpTransport> CurlTransport();
 
 }  // namespace engram

@@ -1,7 +1,5 @@
 #include "src/text/bilingual_dictionary.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -9,6 +7,7 @@
 
 #include "src/common/file_contents.h"
 #include "src/text/analyzer.h"
+#include "src/text/dictzip_file.h"
 
 namespace engram {
 namespace {
@@ -34,27 +33,6 @@ bool DecodeDictNumber(std::string_view digits, uint64_t* out) {
   }
   *out = value;
   return true;
-}
-
-// The gzip'd `bytes` inflated; a dictzip file is a gzip file.
-Result<std::string> Gunzip(std::string_view bytes, const std::string& path) {
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 32) != Z_OK) return IOError("dictionary: " + path + ": zlib init");
-  std::string out;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  char buffer[1 << 16];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(buffer);
-    z.avail_out = sizeof(buffer);
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buffer, sizeof(buffer) - z.avail_out);
-    if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) break;  // truncated input
-  }
-  inflateEnd(&z);
-  if (rc != Z_STREAM_END) return IOError("dictionary: " + path + ": not a complete gzip file");
-  return out;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -115,9 +93,9 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
   const std::string index_path = (std::filesystem::path(dir) / (name + ".index")).string();
   const std::string text_path = (std::filesystem::path(dir) / (name + ".dict.dz")).string();
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> index, FileContents::Read(index_path));
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FileContents> packed, FileContents::Read(text_path));
-  ENGRAM_ASSIGN_OR_RETURN(std::string text, Gunzip(packed->Bytes(), text_path));
-  BilingualDictionary dictionary(from, to);
+  ENGRAM_ASSIGN_OR_RETURN(DictzipFile text, DictzipFile::Open(text_path));
+  BilingualDictionary dictionary(from, to, std::move(text));
+  const size_t text_size = dictionary.text_->size();
   std::string_view lines = index->Bytes();
   for (size_t line_no = 1; !lines.empty(); ++line_no) {
     const size_t end = std::min(lines.find('\n'), lines.size());
@@ -130,8 +108,8 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
     uint64_t length = 0;
     if (tab2 == std::string_view::npos ||
         !DecodeDictNumber(line.substr(tab1 + 1, tab2 - tab1 - 1), &offset) ||
-        !DecodeDictNumber(line.substr(tab2 + 1), &length) || offset > text.size() ||
-        length > text.size() - offset) {
+        !DecodeDictNumber(line.substr(tab2 + 1), &length) || offset > text_size ||
+        length > text_size - offset) {
       return InvalidArgument("dictionary: " + index_path + ":" + std::to_string(line_no) +
                              ": not \"headword TAB offset TAB length\" within the text");
     }
@@ -144,7 +122,6 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
     if (key.empty()) key = BucketKey(OneTerm(headword, from));
     dictionary.buckets_[key].emplace_back(offset, length);
   }
-  dictionary.text_ = std::move(text);
   return dictionary;
 }
 
@@ -162,7 +139,10 @@ std::string BilingualDictionary::BucketKey(std::string_view word) {
 
 void BilingualDictionary::AnalyseLocked(Bucket* bucket) const {
   for (const auto& [offset, length] : *bucket) {
-    AddEntryLocked(std::string_view(text_).substr(offset, length));
+    // Load checked every entry lies within the text; an entry whose chunk
+    // does not inflate is left out, as a word without one.
+    const Result<std::string> entry = text_->Read(offset, length);
+    if (entry.ok()) AddEntryLocked(*entry);
   }
   *bucket = {};
 }
@@ -183,7 +163,8 @@ size_t BilingualDictionary::size() const {
 const BilingualDictionary* BilingualDictionary::LoadInstalled(const char* name, Language from,
                                                               Language to) {
   auto loaded = Load(kDebianDictDir, name, from, to);
-  return new BilingualDictionary(loaded.ok() ? std::move(*loaded) : BilingualDictionary(from, to));
+  return new BilingualDictionary(loaded.ok() ? std::move(*loaded)
+                                             : BilingualDictionary(from, to, std::nullopt));
 }
 
 const BilingualDictionary& BilingualDictionary::PortugueseEnglish() {

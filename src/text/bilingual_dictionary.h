@@ -3,10 +3,10 @@
 // eng-por as Debian installs them (dict-freedict-por-eng,
 // dict-freedict-eng-por), in dictd's format: `NAME.index`, one line per
 // headword, "headword TAB offset TAB length" with offset and length in
-// dictd's base 64, into `NAME.dict.dz`, the gzip'd text of the entries. An
-// entry is its headword line ("idioma /ˌidiˈomɐ/") followed by lines of
-// translations, comma- or semicolon-separated, numbered when there are
-// several senses ("1. idiom", "2. language, tongue").
+// dictd's base 64, into `NAME.dict.dz`, the dictzip'd (or gzip'd) text of
+// the entries (dictzip_file.h). An entry is its headword line ("idioma /ˌidiˈomɐ/") followed by
+// lines of translations, comma- or semicolon-separated, numbered when there are several senses ("1.
+// idiom", "2. language, tongue").
 //
 // A headword of one term of the source language (as the analyser stems it;
 // stop words and phrases are left out) is mapped to the translations that
@@ -16,15 +16,16 @@
 // English reading of a Portuguese text (Gloss) that an English-only
 // embedding model can read.
 //
-// Entries are analysed when first looked up, a bucket at a time: Load reads
-// the files and files each entry under the first two bytes of its headword,
+// Entries are read and analysed when first looked up, a bucket at a time:
+// Load reads the index and files each entry under the first two bytes of its headword,
 // lower-cased, which are the first two of its term (the stemmers change
 // only the ends of words; a headword that does not start with two ASCII
 // letters or digits is analysed at load and filed under its term's). A
 // bucket holds every entry of its terms in the index's order, so the lists
 // are those of reading the whole dictionary, whatever was looked up before;
-// a query pays for the few hundred entries its words could be, not for the
-// whole dictionary (about 50 ms on one core).
+// a query pays for the few hundred entries its words could be, and for
+// inflating the one or two chunks of text they lie in, not for the whole
+// dictionary (about 50 ms on one core).
 //
 // Thread-safety: lookups are safe from any thread (the lazily analysed
 // entries are guarded by a mutex); PortugueseEnglish() and
@@ -35,6 +36,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/text/dictzip_file.h"
 #include "src/text/language.h"
 
 namespace engram {
@@ -56,7 +59,9 @@ class BilingualDictionary {
   // and translations in `to`. NotFound when
   // either is missing; InvalidArgument naming the file and line of an index
   // line that does not parse or points past the text; IOError for a text
-  // that does not decompress.
+  // file that is not gzip or dictzip, or (plain gzip) does not decompress.
+  // An entry in a dictzip chunk that does not decompress is left out when
+  // its bucket is first looked up.
   static Result<BilingualDictionary> Load(const std::string& dir, const std::string& name,
                                           Language from = Language::kPortuguese,
                                           Language to = Language::kEnglish);
@@ -81,8 +86,8 @@ class BilingualDictionary {
   size_t size() const;
 
  private:
-  BilingualDictionary(Language from, Language to)
-      : from_(from), to_(to), mutex_(std::make_unique<std::mutex>()) {}
+  BilingualDictionary(Language from, Language to, std::optional<DictzipFile> text)
+      : from_(from), to_(to), mutex_(std::make_unique<std::mutex>()), text_(std::move(text)) {}
 
   // Debian's dictionary `name` from /usr/share/dictd, or an empty one when
   // it is not installed; never freed.
@@ -111,8 +116,8 @@ class BilingualDictionary {
 
   Language from_;
   Language to_;
-  std::string text_;  // the entries, inflated
   std::unique_ptr<std::mutex> mutex_;
+  mutable std::optional<DictzipFile> text_;  // the entries; none in an empty dictionary
   mutable std::unordered_map<std::string, Bucket> buckets_;
   mutable std::unordered_map<std::string, Entry> by_term_;
 };

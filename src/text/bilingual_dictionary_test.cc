@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "src/text/analyzer.h"
+#include "src/text/dictzip_writer_for_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -97,8 +98,9 @@ TEST(BilingualDictionaryTest, HeadwordsInEveryBucketAreFoundFromAnyThread) {
   ASSERT_EQ(gzwrite(packed, text.data(), static_cast<unsigned>(text.size())),
             static_cast<int>(text.size()));
   ASSERT_EQ(gzclose(packed), Z_OK);
-  auto d = BilingualDictionary::Load(dir.path().string(), "mixed");
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  // The same text as dictzip in chunks of 16 bytes, so entries span chunks.
+  std::filesystem::copy_file(dir.File("mixed.index"), dir.File("chunked.index"));
+  ASSERT_TRUE(testing::WriteDictzip(dir.File("chunked.dict.dz"), text, 16));
   const auto term = [](const std::string& word) {
     return Analyze(word, Language::kPortuguese).front().term;
   };
@@ -107,19 +109,23 @@ TEST(BilingualDictionaryTest, HeadwordsInEveryBucketAreFoundFromAnyThread) {
       {term("ação"), {"action", "act"}},
       {term("casa"), {"hous", "home"}},
       {term("porta"), {"door"}}};
-  std::vector<std::thread> threads;
-  std::vector<int> wrong(4, 0);
-  for (size_t t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (size_t i = 0; i < want.size(); ++i) {
-        const auto& [stem, translations] = want[(i + t) % want.size()];
-        if (d->Translations(stem) != translations) ++wrong[t];
-      }
-    });
+  for (const std::string name : {"mixed", "chunked"}) {
+    auto d = BilingualDictionary::Load(dir.path().string(), name);
+    ASSERT_TRUE(d.ok()) << name << ": " << d.status().ToString();
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(4, 0);
+    for (size_t t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t i = 0; i < want.size(); ++i) {
+          const auto& [stem, translations] = want[(i + t) % want.size()];
+          if (d->Translations(stem) != translations) ++wrong[t];
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(wrong, std::vector<int>(4, 0)) << name;
+    EXPECT_EQ(d->size(), 4u) << name;
   }
-  for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(wrong, std::vector<int>(4, 0));
-  EXPECT_EQ(d->size(), 4u);
 }
 
 TEST(BilingualDictionaryTest, BadFilesAreNamed) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -87,15 +88,17 @@ std::string StemUncached(std::string_view lower_word, Language language) {
 // slots (one cache line each), so a lookup is one hash and one memory access
 // and a miss simply overwrites its slot. Word frequencies are Zipfian, so
 // most words of a text were stemmed before and skip the Snowball run.
-// Trade-off: 1 MiB per language per thread, allocated on first use; words
-// or stems longer than a slot holds bypass the memo.
+// Trade-off: 1 MiB of address space per language per thread, allocated on
+// first use as zero pages (calloc), so memory is taken only where slots are
+// written (a one-shot search touches a few pages, not all 256); words or
+// stems longer than a slot holds bypass the memo.
 class StemMemo {
  public:
-  StemMemo() : slots_(std::make_unique<Slot[]>(kSlots)) {}
+  StemMemo() : slots_(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot)))) {}
 
   std::string Get(std::string_view lower_word, Language language) {
-    if (lower_word.size() > kMaxKey) return StemUncached(lower_word, language);
-    Slot& slot = slots_[Hash(lower_word) & (kSlots - 1)];
+    if (lower_word.size() > kMaxKey || !slots_) return StemUncached(lower_word, language);
+    Slot& slot = slots_.get()[Hash(lower_word) & (kSlots - 1)];
     if (slot.key_size == lower_word.size() &&
         std::memcmp(slot.key, lower_word.data(), lower_word.size()) == 0) {
       return std::string(slot.stem, slot.stem_size);
@@ -115,10 +118,10 @@ class StemMemo {
   static constexpr size_t kMaxKey = 31;
   static constexpr size_t kMaxStem = 31;
 
-  // Zero-initialised, a slot maps "" to "", which is correct.
+  // All zero bytes, a slot maps "" to "", which is correct.
   struct Slot {
-    uint8_t key_size = 0;
-    uint8_t stem_size = 0;
+    uint8_t key_size;
+    uint8_t stem_size;
     char key[kMaxKey];
     char stem[kMaxStem];
   };
@@ -126,7 +129,10 @@ class StemMemo {
 
   static uint64_t Hash(std::string_view s) { return Fnv1a64(s); }
 
-  std::unique_ptr<Slot[]> slots_;
+  struct Free {
+    void operator()(Slot* slots) const { std::free(slots); }
+  };
+  std::unique_ptr<Slot, Free> slots_;  // kSlots of them; null if calloc failed
 };
 
 }  // namespace
