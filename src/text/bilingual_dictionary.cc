@@ -49,15 +49,19 @@ std::string OneTerm(std::string_view text, Language language) {
 
 }  // namespace
 
-void BilingualDictionary::AddEntryLocked(std::string_view entry) const {
+std::string BilingualDictionary::EntryTerm(std::string_view entry) const {
   const size_t first_end = entry.find('\n');
-  if (first_end == std::string_view::npos) return;
+  if (first_end == std::string_view::npos) return {};
   // The headword line: the word, then its pronunciation between slashes.
   std::string_view headword = entry.substr(0, first_end);
   headword = Trim(headword.substr(0, headword.find('/')));
-  if (headword.empty() || headword.find(' ') != std::string_view::npos) return;
-  const std::string term = OneTerm(headword, from_);
-  if (term.empty()) return;
+  if (headword.empty() || headword.find(' ') != std::string_view::npos) return {};
+  return OneTerm(headword, from_);
+}
+
+void BilingualDictionary::AddTranslationsLocked(std::string_view entry,
+                                                const std::string& term) const {
+  const size_t first_end = entry.find('\n');
   Entry& found = by_term_[term];
   std::vector<std::string>& translations = found.terms;
   std::string_view rest = entry.substr(first_end + 1);
@@ -137,26 +141,41 @@ std::string BilingualDictionary::BucketKey(std::string_view word) {
   return {};
 }
 
-void BilingualDictionary::AnalyseLocked(Bucket* bucket) const {
+void BilingualDictionary::AnalyseHeadwordsLocked(Bucket* bucket) const {
   for (const auto& [offset, length] : *bucket) {
     // Load checked every entry lies within the text; an entry whose chunk
     // does not inflate is left out, as a word without one.
     const Result<std::string> entry = text_->Read(offset, length);
-    if (entry.ok()) AddEntryLocked(*entry);
+    if (!entry.ok()) continue;
+    std::string term = EntryTerm(*entry);
+    if (!term.empty()) pending_[std::move(term)].emplace_back(offset, length);
   }
   *bucket = {};
 }
 
+void BilingualDictionary::AnalyseEntriesLocked(const std::string& term) const {
+  const auto pending = pending_.find(term);
+  if (pending == pending_.end()) return;
+  for (const auto& [offset, length] : pending->second) {
+    const Result<std::string> entry = text_->Read(offset, length);
+    if (entry.ok()) AddTranslationsLocked(*entry, term);
+  }
+  pending_.erase(pending);
+}
+
 const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_view term) const {
   const auto bucket = buckets_.find(BucketKey(term));
-  if (bucket != buckets_.end()) AnalyseLocked(&bucket->second);
-  const auto it = by_term_.find(std::string(term));
+  if (bucket != buckets_.end()) AnalyseHeadwordsLocked(&bucket->second);
+  const std::string key(term);
+  AnalyseEntriesLocked(key);
+  const auto it = by_term_.find(key);
   return it == by_term_.end() ? nullptr : &it->second;
 }
 
 size_t BilingualDictionary::size() const {
   std::lock_guard lock(*mutex_);
-  for (auto& [key, bucket] : buckets_) AnalyseLocked(&bucket);
+  for (auto& [key, bucket] : buckets_) AnalyseHeadwordsLocked(&bucket);
+  while (!pending_.empty()) AnalyseEntriesLocked(pending_.begin()->first);
   return by_term_.size();
 }
 

@@ -22,10 +22,12 @@
 // only the ends of words; a headword that does not start with two ASCII
 // letters or digits is analysed at load and filed under its term's). A
 // bucket holds every entry of its terms in the index's order, so the lists
-// are those of reading the whole dictionary, whatever was looked up before;
-// a query pays for the few hundred entries its words could be, and for
-// inflating the one or two chunks of text they lie in, not for the whole
-// dictionary (about 50 ms on one core).
+// are those of reading the whole dictionary, whatever was looked up before.
+// A bucket's headwords are analysed on its first lookup, and an entry's
+// translations when its own term is looked up: a query pays for the
+// headwords of the few hundred entries its words could be, the translations
+// of the few that are its words, and inflating the one or two chunks of
+// text they lie in, not for the whole dictionary (about 50 ms on one core).
 //
 // Thread-safety: lookups are safe from any thread (the lazily analysed
 // entries are guarded by a mutex); PortugueseEnglish() and
@@ -99,8 +101,7 @@ class BilingualDictionary {
     std::vector<std::string> terms;
     std::vector<std::string> words;
   };
-  // Entries not analysed yet: where each is in text_ (offset, length), in
-  // the index's order; empty once analysed.
+  // Entries: where each is in text_ (offset, length), in the index's order.
   using Bucket = std::vector<std::pair<size_t, size_t>>;
 
   // The bucket a headword or a term is filed under: its first two bytes
@@ -108,17 +109,25 @@ class BilingualDictionary {
   // one-byte word, else "" (terms of other letters).
   static std::string BucketKey(std::string_view word);
 
-  // The entry of `term`, analysing its buckets first; nullptr when it has
-  // none. Needs mutex_.
+  // The entry of `term`, analysing its bucket's headwords and then its own
+  // entries first; nullptr when it has none. Needs mutex_.
   const Entry* FindLocked(std::string_view term) const;
-  void AnalyseLocked(Bucket* bucket) const;
-  void AddEntryLocked(std::string_view entry) const;
+  // Files each entry of `bucket` in pending_ under its headword's term.
+  void AnalyseHeadwordsLocked(Bucket* bucket) const;
+  // Moves the pending entries of `term` into by_term_.
+  void AnalyseEntriesLocked(const std::string& term) const;
+  // The one term of an entry's headword line, or empty.
+  std::string EntryTerm(std::string_view entry) const;
+  void AddTranslationsLocked(std::string_view entry, const std::string& term) const;
 
   Language from_;
   Language to_;
   std::unique_ptr<std::mutex> mutex_;
   mutable std::optional<DictzipFile> text_;  // the entries; none in an empty dictionary
   mutable std::unordered_map<std::string, Bucket> buckets_;
+  // Entries whose headword is analysed and translations are not, by term,
+  // in the index's order.
+  mutable std::unordered_map<std::string, Bucket> pending_;
   mutable std::unordered_map<std::string, Entry> by_term_;
 };
 
