@@ -28,7 +28,7 @@ TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
 
   auto whole = cli.Run({"check"});
   EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
-  EXPECT_EQ(whole.out, "checked 2 fact(s) and 2 vector(s): no problem\n");
+  EXPECT_EQ(whole.out, "checked 2 fact(s), 2 vector(s): no problem\n");
 
   // One byte of the content, in the file: 'q' becomes 'p'.
   std::string bytes = testing::ReadFile(cli.DbPath());
@@ -90,6 +90,29 @@ TEST(CheckCliTest, NamesTheFactWhoseContentChangedOnDisk) {
   auto after = cli.Run({"check"});
   EXPECT_EQ(after.out.find(untouched), std::string::npos) << after.out;
 }
+
+#ifdef ENGRAM_TEST_MODEL_FILE
+// The embedded model file is hashed whole, whatever its stamp says.
+TEST(CheckCliTest, HashesTheWholeModelFile) {
+  CliRunner cli;
+  testing::TempDir models;
+  const std::string model = models.File("use-lite-en.bin");
+  std::string bytes = testing::ReadFile(ENGRAM_TEST_MODEL_FILE);
+  testing::WriteFile(model, bytes);
+  cli.SetEnv("ENGRAM_EMBED_MODELS_DIR", models.path().string());
+  ASSERT_EQ(cli.Run({"add", "The quartermaster keeps spare keys in the blue tin"}).exit_code, 0);
+  auto whole = cli.Run({"check"});
+  EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  EXPECT_EQ(whole.out, "checked 1 fact(s), 1 vector(s) and the model file: no problem\n");
+
+  bytes[bytes.size() / 2] ^= 0x40;
+  testing::WriteFile(model, bytes);
+  auto damaged = cli.Run({"check"});
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.out << damaged.err;
+  EXPECT_NE(damaged.out.find("use-lite-en.bin: checksum mismatch"), std::string::npos)
+      << damaged.out;
+}
+#endif
 
 }  // namespace
 }  // namespace engram

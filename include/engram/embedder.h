@@ -73,6 +73,12 @@ struct EmbedderOptions {
   size_t dimensions = 0;
   // Endpoint, credentials, timeouts and retries of the HTTP providers.
   RemoteOptions remote;
+  // The local provider maps its model file rather than reading it whole:
+  // a process that embeds a few texts and exits touches only the pages it
+  // uses, but a model file truncated in place under the mapping would end
+  // it (SIGBUS). Default false, for processes that run for long; engram's
+  // one-shot commands set it.
+  bool map_model_file = false;
 };
 
 // Builds the embedder a spec "<provider>[:<model or parameters>]" names:

@@ -24,6 +24,14 @@ struct FdCloser {
 }  // namespace
 
 Result<std::unique_ptr<FileContents>> FileContents::Read(const std::string& path) {
+  return Open(path, /*map=*/false);
+}
+
+Result<std::unique_ptr<FileContents>> FileContents::Map(const std::string& path) {
+  return Open(path, /*map=*/true);
+}
+
+Result<std::unique_ptr<FileContents>> FileContents::Open(const std::string& path, bool map) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return NotFound("read file " + path + ": no such file");
@@ -34,14 +42,27 @@ Result<std::unique_ptr<FileContents>> FileContents::Read(const std::string& path
   if (::fstat(fd, &info) != 0) return Failed("cannot size", path);
   if (!S_ISREG(info.st_mode)) return IOError("read file " + path + ": not a regular file");
   const auto size = static_cast<size_t>(info.st_size);
-  if (size == 0) return std::unique_ptr<FileContents>(new FileContents(nullptr, 0));
+  Stamp stamp;
+  stamp.device = static_cast<uint64_t>(info.st_dev);
+  stamp.inode = static_cast<uint64_t>(info.st_ino);
+  stamp.size = size;
+  stamp.mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  stamp.ctime_ns = static_cast<int64_t>(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
+  if (size == 0) return std::unique_ptr<FileContents>(new FileContents(nullptr, 0, stamp));
+  if (map) {
+    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) return Failed("cannot map", path);
+    return std::unique_ptr<FileContents>(
+        new FileContents(static_cast<const char*>(mapped), size, stamp));
+  }
 
   // Anonymous pages, not the heap: page-aligned, returned to the system
   // whole, and made read-only once filled.
   void* memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED)
     return Failed("cannot allocate " + std::to_string(size) + " bytes", path);
-  std::unique_ptr<FileContents> bytes(new FileContents(static_cast<const char*>(memory), size));
+  std::unique_ptr<FileContents> bytes(
+      new FileContents(static_cast<const char*>(memory), size, stamp));
   ::madvise(memory, size, MADV_HUGEPAGE);  // fewer faults while filling; a hint only
 
   auto* out = static_cast<char*>(memory);

@@ -37,6 +37,27 @@ TEST(FileContentsTest, TheBytesSurviveTheFileBeingTruncatedOrReplaced) {
   EXPECT_EQ((*bytes)->Bytes(), content);
 }
 
+TEST(FileContentsTest, MapGivesTheSameBytesAndAStampThatARewriteChanges) {
+  const testing::TempDir dir;
+  std::string content(3 * 4096 + 5, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 13);
+  testing::WriteFile(dir.File("data.bin"), content);
+  auto mapped = FileContents::Map(dir.File("data.bin"));
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_EQ((*mapped)->Bytes(), content);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*mapped)->Bytes().data()) % 4096, 0u);
+  auto read = FileContents::Read(dir.File("data.bin"));
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ((*read)->FileStamp(), (*mapped)->FileStamp());
+  EXPECT_EQ((*read)->FileStamp().size, content.size());
+
+  testing::WriteFile(dir.File("data.bin"), content + "x");
+  auto again = FileContents::Read(dir.File("data.bin"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE((*again)->FileStamp(), (*read)->FileStamp());
+  EXPECT_EQ(FileContents::Map(dir.File("missing.bin")).status().code(), StatusCode::kNotFound);
+}
+
 TEST(FileContentsTest, EmptyFileGivesNoBytes) {
   const testing::TempDir dir;
   testing::WriteFile(dir.File("empty"), "");

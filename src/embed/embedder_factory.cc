@@ -67,6 +67,7 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
   }
   if (provider == "local") {
     UseLiteEncoderOptions encoder_options;
+    encoder_options.map_model_file = options.map_model_file;
     if (params == kUseLiteWindowsModel) {
       encoder_options.long_text = UseLiteLongText::kWindows;
     } else if (params == kUseLiteBestWindowModel) {

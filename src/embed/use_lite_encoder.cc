@@ -81,7 +81,9 @@ struct UseLiteEncoder::Workspace {
 
 Result<std::unique_ptr<UseLiteEncoder>> UseLiteEncoder::Load(const std::string& model_path,
                                                              const UseLiteEncoderOptions& options) {
-  ENGRAM_ASSIGN_OR_RETURN(UseLiteModelData model, ReadUseLiteModelFile(model_path));
+  UseLiteModelReadOptions read_options;
+  read_options.map = options.map_model_file;
+  ENGRAM_ASSIGN_OR_RETURN(UseLiteModelData model, ReadUseLiteModelFile(model_path, read_options));
   if (model.max_tokens != kMaxTokens || model.output_dim != kModelDim) {
     return Corruption("embed: model file " + model_path + ": reads " +
                       std::to_string(model.max_tokens) + " tokens into " +

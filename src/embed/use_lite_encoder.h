@@ -117,6 +117,9 @@ struct UseLiteEncoderOptions {
   // search on both: scifact nDCG@10 +0.001 either way, cranfield -0.016 and
   // -0.014. Texts of at most 128 tokens embed the same in every reading.
   UseLiteLongText long_text = UseLiteLongText::kTruncate;
+  // Map the model file rather than read it (UseLiteModelReadOptions::map).
+  // Default false.
+  bool map_model_file = false;
 };
 
 // How many dense products an encoder has run on each path.

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -17,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/embed/model_stamp.h"
 #include "src/embed/use_lite_converter.h"
 #include "src/embed/use_lite_kernels.h"
 #include "src/embed/use_lite_model_file.h"
@@ -425,6 +428,54 @@ TEST_F(UseLiteEncoderTest, ConcurrentCallsGiveTheSameVectors) {
   }
   for (std::thread& thread : threads) thread.join();
   for (const double w : worst) EXPECT_LE(w, 1e-6);
+}
+
+// The stamp beside a verified file (model_stamp.h) spares later reads the
+// hash until the file changes; a mapped file embeds the same.
+TEST_F(UseLiteEncoderTest, AVerifiedStampSkipsTheHashUntilTheFileChanges) {
+  const std::string bytes = testing::ReadFile(ModelPath());
+  const testing::TempDir scratch;
+  const std::string path = scratch.File("use_lite.model");
+  testing::WriteFile(path, bytes);
+  ASSERT_TRUE(ReadUseLiteModelFile(path).ok());
+  // Just written: not stamped yet (file times tick coarsely).
+  EXPECT_FALSE(fs::exists(path + ".verified"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(ReadUseLiteModelFile(path).ok());
+  ASSERT_TRUE(fs::exists(path + ".verified"));
+  EXPECT_EQ(fs::status(path + ".verified").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  UseLiteEncoderOptions mapped;
+  mapped.map_model_file = true;
+  auto encoder = UseLiteEncoder::Load(path, mapped);
+  ASSERT_TRUE(encoder.ok()) << encoder.status().ToString();
+  const nlohmann::json golden = ReadGolden("golden-small.json");
+  ExpectGolden(**encoder, golden["sentences"], golden["embeddings"]);
+
+  // Rewritten in place, same size: the stamp no longer matches, so the
+  // hash runs and finds the change, mapped or read.
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x40;
+  testing::WriteFile(path, flipped);
+  for (const bool map : {false, true}) {
+    UseLiteModelReadOptions options;
+    options.map = map;
+    EXPECT_EQ(ReadUseLiteModelFile(path, options).status().code(), StatusCode::kCorruption) << map;
+  }
+
+  // A stamp recorded for the changed bytes is trusted (what a stamp cannot
+  // see); a full check still finds them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto changed = FileContents::Read(path);
+  ASSERT_TRUE(changed.ok());
+  uint64_t trailer = 0;
+  std::memcpy(&trailer, flipped.data() + flipped.size() - sizeof(trailer), sizeof(trailer));
+  WriteModelStamp(path, (*changed)->FileStamp(), trailer);
+  EXPECT_TRUE(ReadUseLiteModelFile(path).ok());
+  UseLiteModelReadOptions full;
+  full.full_check = true;
+  EXPECT_EQ(ReadUseLiteModelFile(path, full).status().code(), StatusCode::kCorruption);
 }
 
 TEST_F(UseLiteEncoderTest, CorruptedModelFileIsAClearError) {

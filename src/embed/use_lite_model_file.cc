@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "src/common/hash.h"
+#include "src/embed/model_stamp.h"
 
 static_assert(std::endian::native == std::endian::little,
               "the USE-Lite model file is read and written as little-endian memory");
@@ -135,11 +136,9 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
   return Status::OK();
 }
 
-Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
-  // Read, not mapped (src/common/file_contents.h): the model file may be
-  // replaced or truncated under a running server. The tensors are used
-  // where they lie in the copy.
-  auto read = FileContents::Read(path);
+Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
+                                              const UseLiteModelReadOptions& options) {
+  auto read = options.map ? FileContents::Map(path) : FileContents::Read(path);
   if (!read.ok()) {
     if (read.status().code() == StatusCode::kNotFound) {
       return NotFound("embed: model file " + path + ": cannot open");
@@ -156,8 +155,11 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path) {
   const std::string_view body(bytes.data(), bytes.size() - kTrailerSize);
   uint64_t stored_sum = 0;
   std::memcpy(&stored_sum, bytes.data() + body.size(), kTrailerSize);
-  if (stored_sum != FastChecksum64(body)) {
-    return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
+  if (options.full_check || !ModelStampMatches(path, storage->FileStamp(), stored_sum)) {
+    if (stored_sum != FastChecksum64(body)) {
+      return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
+    }
+    WriteModelStamp(path, storage->FileStamp(), stored_sum);
   }
 
   Reader reader(body, kMagicSize);

@@ -32,11 +32,14 @@
 // in place; the file is about 20 MB larger for it, 47 MB in all.
 //
 // A reader checks the trailer before anything else, so a truncated or
-// altered file reads as Corruption, and then bounds-checks every field.
-// It reads the file whole into memory of its own (FileContents), not a
-// map, so a file replaced or truncated under a running process cannot
-// take it down; the tensors are used where they lie in that copy, 64-byte
-// aligned.
+// altered file reads as Corruption, and then bounds-checks every field; a
+// file whose stamp (model_stamp.h) says it was verified as it is now skips
+// the hash of its bytes. By default it reads the file whole into memory of
+// its own (FileContents), not a map, so a file replaced or truncated under
+// a running process cannot take it down; a one-shot process maps it
+// instead (UseLiteModelReadOptions::map) and touches only what it uses (a
+// query reads the packed kernels, not the row-major ones). The tensors are
+// used where they lie, 64-byte aligned.
 //
 // Thread-safety: plain functions over values; safe from many threads.
 #ifndef ENGRAM_SRC_EMBED_USE_LITE_MODEL_FILE_H_
@@ -92,10 +95,18 @@ struct UseLiteModelData {
 // when the file cannot be written.
 Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& path);
 
-// Reads a whole model file. NotFound when it does not exist, Corruption
-// when it is truncated, altered or malformed, NotSupported for another
-// version.
-Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path);
+struct UseLiteModelReadOptions {
+  // Map the file rather than read it (FileContents::Map). Default false.
+  bool map = false;
+  // Hash every byte even when the stamp says the file was verified as it
+  // is. Default false.
+  bool full_check = false;
+};
+
+// Reads a model file. NotFound when it does not exist, Corruption when it
+// is truncated, altered or malformed, NotSupported for another version.
+Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
+                                              const UseLiteModelReadOptions& options = {});
 
 }  // namespace engram
 

@@ -70,6 +70,9 @@ std::function<void(std::string_view)> Cli::LogSink() {
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {
+  // A command that opens an engine here runs once and exits; the servers
+  // load theirs in serving.cc and read the model whole.
+  config.embedder.map_model_file = true;
   ENGRAM_ASSIGN_OR_RETURN(config.engine.embedder, LoadEmbedder(config, embedding));
   return Engine::Open(config.engine);
 }

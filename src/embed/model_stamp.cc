@@ -1,0 +1,63 @@
+#include "src/embed/model_stamp.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "src/common/private_files.h"
+
+namespace engram {
+namespace {
+
+constexpr char kStampSuffix[] = ".verified";
+constexpr char kStampHeader[] = "engram-model-verified 1";
+// A file changed less than this long ago is not stamped: file times tick
+// coarsely (a few ms, a second on some file systems), so a second change
+// within the same tick would leave the stamp matching other bytes.
+constexpr int64_t kSettledNs = 1'000'000'000;
+
+int64_t NowNs() {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+std::string StampLine(const FileContents::Stamp& stamp, uint64_t checksum) {
+  std::ostringstream line;
+  line << kStampHeader << ' ' << stamp.device << ' ' << stamp.inode << ' ' << stamp.size << ' '
+       << stamp.mtime_ns << ' ' << stamp.ctime_ns << ' ' << checksum;
+  return line.str();
+}
+
+}  // namespace
+
+bool ModelStampMatches(const std::string& model_path, const FileContents::Stamp& stamp,
+                       uint64_t checksum) {
+  std::ifstream in(model_path + kStampSuffix);
+  std::string line;
+  return in && std::getline(in, line) && line == StampLine(stamp, checksum);
+}
+
+void WriteModelStamp(const std::string& model_path, const FileContents::Stamp& stamp,
+                     uint64_t checksum) {
+  if (NowNs() - std::max(stamp.mtime_ns, stamp.ctime_ns) < kSettledNs) return;
+  const std::string path = model_path + kStampSuffix;
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  if (!CreatePrivateFile(temp).ok()) return;
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << StampLine(stamp, checksum) << '\n';
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
+}
+
+}  // namespace engram

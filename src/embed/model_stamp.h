@@ -1,0 +1,44 @@
+// A record, beside a model file, that its full checksum was verified, so a
+// later process need not hash all of it again (48 MB, about 11 ms here, on
+// every start of a one-shot command). `PATH.verified` holds one line:
+//
+//   engram-model-verified 1 DEVICE INODE SIZE MTIME_NS CTIME_NS CHECKSUM
+//
+// the FileContents::Stamp of the file as verified and the checksum its
+// trailer declares. A process that opens the file and finds the same stamp
+// and trailer trusts the bytes; any rewrite or replacement of the file
+// changes its ctime (which no user can set) and so its stamp, and the next
+// reader verifies it whole and records the new stamp. What a stamp does not
+// catch is a change of the bytes on disk underneath the file system (bit
+// rot); a full check on demand (UseLiteModelReadOptions::full_check, `engram
+// check`) does.
+//
+// Writing is best effort: the stamp is written through a temporary file
+// renamed into place, mode 0600, and a directory the process cannot write
+// (a system-wide install) simply leaves the file unstamped, verified whole
+// by every process. A file changed less than a second before is not
+// stamped yet: file times tick coarsely, and a second change within one
+// tick would leave an earlier stamp matching. Thread-safe; processes may race to write the same
+// stamp.
+#ifndef ENGRAM_SRC_EMBED_MODEL_STAMP_H_
+#define ENGRAM_SRC_EMBED_MODEL_STAMP_H_
+
+#include <cstdint>
+#include <string>
+
+#include "src/common/file_contents.h"
+
+namespace engram {
+
+// Whether `model_path`'s stamp file records `stamp` and `checksum`.
+bool ModelStampMatches(const std::string& model_path, const FileContents::Stamp& stamp,
+                       uint64_t checksum);
+
+// Records that the file with `stamp` and `checksum` was verified whole,
+// unless it changed less than a second ago.
+void WriteModelStamp(const std::string& model_path, const FileContents::Stamp& stamp,
+                     uint64_t checksum);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_EMBED_MODEL_STAMP_H_
