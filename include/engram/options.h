@@ -117,6 +117,13 @@ struct VectorOptions {
   size_t embed_batch = 64;
   // Embed facts that lack a vector in a background thread after searches.
   bool background_backfill = true;
+  // Keep a snapshot of each exactly searched scope of at least 1,024
+  // vectors beside the database (space<id>-<scope hash>.flat), and load a
+  // scope from it, brought in step by label, instead of copying every
+  // vector out of SQLite: for a process that opens the store to search once
+  // and exits (engram's one-shot commands set it). A snapshot is rewritten
+  // when its scope has changed by more than a 32nd since. Default false.
+  bool flat_snapshots = false;
 };
 
 // Which vector the semantic search uses when HyDE has a hypothesis.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
+#include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
 #include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
@@ -25,6 +27,23 @@ namespace engram {
 namespace {
 
 constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
+
+// Phrases of words drawn from a small vocabulary by a seeded generator.
+class PhraseMaker {
+ public:
+  explicit PhraseMaker(uint32_t seed) : rng_(seed) {}
+  std::string operator()(size_t words) {
+    static const std::vector<std::string> kWords = {"red",   "blue",  "green", "lamp",
+                                                    "desk",  "river", "stone", "cloud",
+                                                    "paper", "metal", "glass", "wood"};
+    std::string text;
+    for (size_t i = 0; i < words; ++i) text += (i ? " " : "") + kWords[rng_() % kWords.size()];
+    return text;
+  }
+
+ private:
+  std::mt19937 rng_;
+};
 
 class SemanticTest : public ::testing::Test {
  protected:
@@ -437,14 +456,7 @@ TEST_F(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
 // beside the database, kept in step with writes from another connection,
 // and agrees with exact search.
 TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
-  const std::vector<std::string> words = {"red",   "blue",  "green", "lamp",  "desk",  "river",
-                                          "stone", "cloud", "paper", "metal", "glass", "wood"};
-  std::mt19937 rng(11);
-  const auto phrase = [&](size_t n) {
-    std::string text;
-    for (size_t i = 0; i < n; ++i) text += (i ? " " : "") + words[rng() % words.size()];
-    return text;
-  };
+  PhraseMaker phrase(11);
   auto embedder = std::make_shared<HashEmbedder>(64);
   VectorOptions hnsw;
   hnsw.hnsw_threshold = 100;
@@ -517,6 +529,93 @@ TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
   EXPECT_EQ(rebuilt.hits[0].fact.content, extra.content);
   ASSERT_FALSE(rebuilt.warnings.empty());
   EXPECT_NE(rebuilt.warnings[0].find("vector index rebuilt"), std::string::npos);
+}
+
+// A one-shot process's snapshot of a large exact scope (flat_snapshots):
+// written on first use, read by the next engine, brought in step by label
+// with what other connections changed, rewritten once the scope has drifted
+// by more than a 32nd, and rebuilt with a warning when damaged; every search
+// ranks as an engine without snapshots does.
+TEST_F(SemanticTest, AFlatSnapshotServesLargeExactScopesAndFollowsTheStore) {
+  PhraseMaker phrase(7);
+  auto embedder = std::make_shared<HashEmbedder>(32);
+  VectorOptions plain;
+  plain.top_k = 10;
+  plain.min_cosine = -1;
+  VectorOptions snapshots = plain;
+  snapshots.flat_snapshots = true;
+  auto reference = Open(embedder, plain);
+  std::vector<NewFact> facts(VectorCache::kMinSnapshotVectors + 200);
+  for (size_t i = 0; i < facts.size(); ++i) facts[i].content = std::to_string(i) + " " + phrase(4);
+  ASSERT_TRUE(reference->Import(facts, {}).ok());
+  std::vector<std::string> queries;
+  for (int q = 0; q < 10; ++q) queries.push_back(phrase(2));
+  const auto ranked = [](Engine& engine, const std::string& q) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& h : Search(engine, q, FusionMode::kSemantic, 10).hits) {
+      out.emplace_back(h.fact.id, h.score);
+    }
+    return out;
+  };
+  const auto agrees = [&](Engine& engine) {
+    for (const std::string& q : queries) EXPECT_EQ(ranked(engine, q), ranked(*reference, q)) << q;
+  };
+  const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
+  const auto snapshot_files = [&] {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(index_dir, ec)) {
+      if (f.path().extension() == ".flat") files.push_back(f.path());
+    }
+    return files;
+  };
+
+  auto first = Open(embedder, snapshots);
+  agrees(*first);
+  ASSERT_EQ(snapshot_files().size(), 1u);
+  const std::filesystem::path file = snapshot_files()[0];
+  first.reset();
+  agrees(*Open(embedder, snapshots));  // read from the snapshot
+
+  // Another connection adds a fact and forgets one: the next engine reads
+  // the snapshot, catches up by label and does not rewrite it for two
+  // changes.
+  const auto written = std::filesystem::last_write_time(file);
+  NewFact extra;
+  extra.content = "a quite unusual fact about zebras";
+  ASSERT_TRUE(reference->Add(extra).ok());
+  ForgetRequest forget;
+  forget.ids = {ranked(*reference, queries[0])[0].first};
+  ASSERT_TRUE(reference->Forget(forget).ok());
+  auto caught_up = Open(embedder, snapshots);
+  agrees(*caught_up);
+  EXPECT_EQ(Search(*caught_up, "unusual zebras", FusionMode::kSemantic, 1).hits[0].fact.content,
+            extra.content);
+  caught_up.reset();
+  EXPECT_EQ(std::filesystem::last_write_time(file), written);
+
+  // More than a 32nd of the scope changed since: rewritten.
+  std::vector<NewFact> more(facts.size() / 32 + 1);
+  for (size_t i = 0; i < more.size(); ++i)
+    more[i].content = "more " + std::to_string(i) + phrase(3);
+  ASSERT_TRUE(reference->Import(more, {}).ok());
+  std::filesystem::last_write_time(file, written - std::chrono::seconds(10));
+  agrees(*Open(embedder, snapshots));
+  EXPECT_GT(std::filesystem::last_write_time(file), written - std::chrono::seconds(10));
+
+  // A damaged snapshot: a warning, the scope rebuilt from the store.
+  std::string bytes = testing::ReadFile(file.string());
+  bytes[bytes.size() / 2] ^= 0x10;
+  testing::WriteFile(file.string(), bytes);
+  auto rebuilt = Open(embedder, snapshots);
+  const SearchResponse warned = Search(*rebuilt, queries[0], FusionMode::kSemantic, 10);
+  ASSERT_FALSE(warned.warnings.empty());
+  EXPECT_NE(warned.warnings[0].find("vector snapshot rebuilt: "), std::string::npos)
+      << warned.warnings[0];
+  EXPECT_NE(warned.warnings[0].find("checksum mismatch"), std::string::npos) << warned.warnings[0];
+  agrees(*rebuilt);
+  rebuilt.reset();
+  agrees(*Open(embedder, snapshots));  // the rebuilt one was saved and reads
 }
 
 TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {

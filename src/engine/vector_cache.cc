@@ -11,6 +11,7 @@
 #include "src/common/hash.h"
 #include "src/common/private_files.h"
 #include "src/vindex/best_window_index.h"
+#include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_index.h"
 #include "src/vindex/vector_math.h"
 
@@ -41,6 +42,47 @@ std::string VectorCache::IndexPath(const std::string& scope) const {
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(scope)));  // NOLINT(runtime/int)
   return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + ".hnsw";
+}
+
+std::string VectorCache::SnapshotPath(const std::string& scope) const {
+  std::string path = IndexPath(scope);
+  path.replace(path.size() - std::string_view(".hnsw").size(), std::string::npos, ".flat");
+  return path;
+}
+
+bool VectorCache::KeepsSnapshots() const { return options_.flat_snapshots && max_windows_ <= 1; }
+
+bool VectorCache::ReadSnapshot(const std::string& scope, ScopeIndex* entry,
+                               std::vector<std::string>* warnings) const {
+  if (!KeepsSnapshots()) return false;
+  std::string stamp;
+  auto loaded = FlatIndex::LoadSnapshot(SnapshotPath(scope), dimension_, {}, &stamp);
+  if (!loaded.ok()) {
+    if (loaded.status().code() != StatusCode::kNotFound) {
+      warnings->push_back("vector snapshot rebuilt: " + loaded.status().message());
+    }
+    return false;
+  }
+  if (stamp != Stamp(scope)) return false;
+  entry->index = std::move(*loaded);
+  entry->hnsw = false;
+  entry->since_snapshot = 0;
+  return true;
+}
+
+void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry) const {
+  if (!KeepsSnapshots() || entry->hnsw || !entry->index) return;
+  const size_t size = entry->index->size();
+  if (size < kMinSnapshotVectors) return;
+  if (entry->since_snapshot != SIZE_MAX && entry->since_snapshot <= size / 32) return;
+  // A snapshot only saves time: one that cannot be written (a read-only
+  // store, a full disk) leaves the next process to read SQLite, unwarned.
+  Status saved = CreatePrivateDirectories(index_dir_);
+  if (saved.ok()) {
+    saved = static_cast<const FlatIndex&>(*entry->index)
+                .SaveSnapshot(SnapshotPath(scope), Stamp(scope));
+  }
+  if (saved.ok()) entry->since_snapshot = 0;
 }
 
 size_t VectorCache::HnswThreshold() const {
@@ -74,6 +116,7 @@ Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs
   entry->index.reset();
   entry->hnsw = hnsw;
   entry->unusable.clear();
+  entry->since_snapshot = SIZE_MAX;
   if (hnsw) {
     HnswIndexOptions hnsw_options;
     hnsw_options.initial_capacity = std::max<size_t>(refs.size(), 1024);
@@ -138,6 +181,7 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>&
 
 Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
                               std::vector<std::string>* warnings) {
+  if (!entry->index) ReadSnapshot(scope, entry, warnings);
   if (!entry->index) {
     // First use: labels and vectors in one pass. A scope too large for
     // exact search goes on to the HNSW path below.
@@ -163,6 +207,7 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
       entry->hnsw = false;
       SetLabels(refs, entry);
       WarnUnusable(store, refs, unusable, warnings);
+      WriteSnapshotIfDue(scope, entry);
       return Status::OK();
     }
     entry->unusable.clear();
@@ -218,10 +263,12 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     for (int64_t label : gone) entry->index->Remove(label);
     ENGRAM_RETURN_IF_ERROR(LoadInto(store, added, entry, &unusable));
     changed = changed || !gone.empty() || !added.empty();
+    if (entry->since_snapshot != SIZE_MAX) entry->since_snapshot += gone.size() + added.size();
   }
 
   SetLabels(refs, entry);
   WarnUnusable(store, refs, unusable, warnings);
+  WriteSnapshotIfDue(scope, entry);
 
   if (entry->hnsw && changed) {
     Status saved = CreatePrivateDirectories(index_dir_);

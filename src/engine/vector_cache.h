@@ -18,6 +18,17 @@
 // of it has been removed or it does not belong to the space and scope, and
 // saved again whenever a sync changed it.
 //
+// With VectorOptions::flat_snapshots, an exactly searched scope of a
+// one-vector space with at least kMinSnapshotVectors vectors is also kept
+// as a FlatIndex snapshot, space<id>-<scope hash>.flat in `index_dir`: a
+// first use reads it whole (checked by its checksum and stamp) and brings it
+// in step by label like any stale index, instead of copying each vector out
+// of SQLite; it is written after a first use that had none, and again once
+// the scope has changed by more than a 32nd of its size since. Labels are
+// vector ids, which the store never reuses, so a label in both the snapshot
+// and the store is the same vector. A snapshot that does not read is
+// rebuilt, with a warning; one that cannot be written is skipped.
+//
 // Thread-safety: Sync is called by one thread at a time (the engine holds
 // its mutex around it) and changes the indexes only while no View exists;
 // MarkDirty may be called from any thread at any time. Any number of Views
@@ -60,6 +71,10 @@ struct FactKey {
 
 class VectorCache {
  public:
+  // Least vectors of a scope kept as a flat snapshot: below, SQLite reads
+  // them as fast.
+  static constexpr size_t kMinSnapshotVectors = 1024;
+
   // The indexes of `space` (stored as `space_id`); its key names the space
   // in persisted index files, and `index_dir` is where they live (created
   // on first save).
@@ -123,6 +138,9 @@ class VectorCache {
     // norm), left out of the index and not read again; backfill replaces
     // them (EngineImpl::Backfill).
     std::unordered_set<int64_t> unusable;
+    // Labels added or removed since the flat snapshot on disk was written
+    // or read; SIZE_MAX when there is none.
+    size_t since_snapshot = SIZE_MAX;
   };
   // A vector found unusable while loading, and why.
   struct Unusable {
@@ -152,6 +170,18 @@ class VectorCache {
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   std::string IndexPath(const std::string& scope) const;
+  // Where the scope's flat snapshot lives, and whether this cache keeps
+  // snapshots at all (flat_snapshots, a one-vector space).
+  std::string SnapshotPath(const std::string& scope) const;
+  bool KeepsSnapshots() const;
+  // Sets entry's index from the scope's snapshot when one is there and
+  // belongs to it; true when it did. A snapshot that does not read is a
+  // warning.
+  bool ReadSnapshot(const std::string& scope, ScopeIndex* entry,
+                    std::vector<std::string>* warnings) const;
+  // Writes the scope's snapshot when it is due (see above); one that cannot
+  // be written (a read-only store) is skipped, unwarned: it only saves time.
+  void WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry) const;
   // Vectors from which a scope is an HnswIndex; SIZE_MAX (never) in a
   // windowed space.
   size_t HnswThreshold() const;
