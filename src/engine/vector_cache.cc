@@ -11,8 +11,9 @@
 #include "src/common/hash.h"
 #include "src/common/private_files.h"
 #include "src/vindex/best_window_index.h"
-#include "src/vindex/flat_index.h"
+#include "src/vindex/flat_snapshot.h"
 #include "src/vindex/hnsw_index.h"
+#include "src/vindex/mapped_flat_index.h"
 #include "src/vindex/vector_math.h"
 
 namespace engram {
@@ -56,7 +57,7 @@ bool VectorCache::ReadSnapshot(const std::string& scope, ScopeIndex* entry,
                                std::vector<std::string>* warnings) const {
   if (!KeepsSnapshots()) return false;
   std::string stamp;
-  auto loaded = FlatIndex::LoadSnapshot(SnapshotPath(scope), dimension_, {}, &stamp);
+  auto loaded = MappedFlatIndex::Open(SnapshotPath(scope), dimension_, &stamp);
   if (!loaded.ok()) {
     if (loaded.status().code() != StatusCode::kNotFound) {
       warnings->push_back("vector snapshot rebuilt: " + loaded.status().message());
@@ -79,8 +80,7 @@ void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry
   // store, a full disk) leaves the next process to read SQLite, unwarned.
   Status saved = CreatePrivateDirectories(index_dir_);
   if (saved.ok()) {
-    saved = static_cast<const FlatIndex&>(*entry->index)
-                .SaveSnapshot(SnapshotPath(scope), Stamp(scope));
+    saved = SaveFlatSnapshot(*entry->index, SnapshotPath(scope), Stamp(scope));
   }
   if (saved.ok()) entry->since_snapshot = 0;
 }

@@ -20,14 +20,13 @@
 //
 // With VectorOptions::flat_snapshots, an exactly searched scope of a
 // one-vector space with at least kMinSnapshotVectors vectors is also kept
-// as a FlatIndex snapshot, space<id>-<scope hash>.flat in `index_dir`: a
-// first use reads it whole (checked by its checksum and stamp) and brings it
-// in step by label like any stale index, instead of copying each vector out
-// of SQLite; it is written after a first use that had none, and again once
-// the scope has changed by more than a 32nd of its size since. Labels are
-// vector ids, which the store never reuses, so a label in both the snapshot
-// and the store is the same vector. A snapshot that does not read is
-// rebuilt, with a warning; one that cannot be written is skipped.
+// as a snapshot file (flat_snapshot.h), space<id>-<scope hash>.flat in
+// `index_dir`: a first use maps it (MappedFlatIndex, checked by its
+// checksum and stamp) and brings it in step by label like any stale index,
+// instead of copying each vector out of SQLite; it is written after a first use that had none, and
+// again once the scope has changed by more than a 32nd of its size since. Labels are vector ids,
+// which the store never reuses, so a label in both the snapshot and the store is the same vector. A
+// snapshot that does not read is rebuilt, with a warning; one that cannot be written is skipped.
 //
 // Thread-safety: Sync is called by one thread at a time (the engine holds
 // its mutex around it) and changes the indexes only while no View exists;

@@ -5,14 +5,12 @@
 #include <system_error>
 #include <thread>
 
+#include "src/vindex/row_scan.h"
 #include "src/vindex/top_k.h"
 #include "src/vindex/vector_math.h"
 
 namespace engram {
 namespace {
-
-// Rows scored per DotRows call: the scores fit in L1 beside the query.
-constexpr size_t kBlockRows = 256;
 
 // Each thread of a parallel search gets at least this many rows.
 constexpr size_t kMinRowsPerThread = 4096;
@@ -103,19 +101,8 @@ size_t FlatIndex::SearchThreads() const {
 
 void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
                          std::vector<ScoredLabel>* heap, float* row_scores) const {
-  heap->reserve(k);
-  std::array<float, kBlockRows> block_scores{};
-  for (size_t block = begin; block < end; block += kBlockRows) {
-    const size_t count = std::min(kBlockRows, end - block);
-    float* scores = row_scores == nullptr ? block_scores.data() : row_scores + block;
-    DotRows(query, rows_.data() + (block * dimension_), count, dimension_, scores);
-    for (size_t i = 0; i < count; ++i) {
-      const float score = scores[i];
-      // Most rows lose to the worst hit kept; skip them before the heap.
-      if (score < min_score || (heap->size() == k && score < heap->front().score)) continue;
-      OfferHit({labels_[block + i], score}, k, heap);
-    }
-  }
+  ScanRowRange(query, rows_.data(), labels_.data(), dimension_, begin, end, k, min_score,
+               /*skip=*/nullptr, heap, row_scores);
 }
 
 Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query, size_t k,

@@ -21,8 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -69,20 +67,6 @@ class FlatIndex final : public VectorIndex {
 
   // Approximate heap bytes held: rows, labels and the label map.
   size_t MemoryBytes() const;
-
-  // Persistence (flat_index_io.cc): every label and row, with `stamp` and a
-  // checksum, in one file written atomically (temporary file, fsync,
-  // rename), and read back in one pass, with no per-vector work: a process
-  // that opens a store to search once reads a scope's vectors this way
-  // instead of row by row out of SQLite (VectorOptions::flat_snapshots).
-  Status SaveSnapshot(const std::string& path, const std::string& stamp) const;
-  // NotFound when `path` does not exist; Corruption naming it when it is
-  // not a snapshot of `dimension`-d vectors, is cut short or fails its
-  // checksum; IOError when it cannot be read. `stamp` (when not null)
-  // receives the stamp SaveSnapshot was given.
-  static Result<std::unique_ptr<FlatIndex>> LoadSnapshot(const std::string& path, size_t dimension,
-                                                         FlatIndexOptions options,
-                                                         std::string* stamp);
 
  private:
   // Search; when `row_scores` is not null, every row's score is also

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "src/vindex/test_vectors.h"
-#include "tests/test_util.h"
 
 namespace engram {
 namespace {
@@ -255,55 +254,6 @@ TEST(FlatIndexTest, SearchAndScoreEqualsSearchThenScoreBitForBit) {
 TEST(FlatIndexTest, MemoryBytesCoversTheRows) {
   Filled f(100, 64);
   EXPECT_GE(f.index.MemoryBytes(), 100u * 64u * sizeof(float));
-}
-
-// A snapshot reads back as the index it was saved from: the same labels,
-// rows, searches and scores, after removals moved rows about.
-TEST(FlatIndexTest, ASnapshotReadsBackAsTheSameIndex) {
-  Filled f(700, 24);
-  for (int64_t label : {1, 301, 1000}) ASSERT_TRUE(f.index.Remove(label));
-  ::engram::testing::TempDir dir;
-  const std::string path = dir.File("scope.flat");
-  ASSERT_TRUE(f.index.SaveSnapshot(path, "space\nscope").ok());
-  std::string stamp;
-  auto loaded = FlatIndex::LoadSnapshot(path, 24, {}, &stamp);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_EQ(stamp, "space\nscope");
-  EXPECT_EQ((*loaded)->Labels(), f.index.Labels());
-  const std::vector<float> queries = RandomUnitVectors(5, 24, 5);
-  for (size_t q = 0; q < 5; ++q) {
-    EXPECT_EQ(*(*loaded)->Search(Row(queries, 24, q), 50, -2.0f),
-              *f.index.Search(Row(queries, 24, q), 50, -2.0f));
-    EXPECT_EQ((*loaded)->Score(Row(queries, 24, q), 4), f.index.Score(Row(queries, 24, q), 4));
-  }
-  // It is an index like any other: it takes upserts.
-  ASSERT_TRUE((*loaded)->Upsert(5000, Row(queries, 24, 0)).ok());
-  EXPECT_EQ((*loaded)->size(), f.index.size() + 1);
-}
-
-TEST(FlatIndexTest, ABadSnapshotIsNamed) {
-  Filled f(50, 8);
-  ::engram::testing::TempDir dir;
-  const std::string path = dir.File("scope.flat");
-  ASSERT_TRUE(f.index.SaveSnapshot(path, "s").ok());
-  const std::string bytes = ::engram::testing::ReadFile(path);
-  EXPECT_EQ(FlatIndex::LoadSnapshot(dir.File("none.flat"), 8, {}, nullptr).status().code(),
-            StatusCode::kNotFound);
-  auto other_dimension = FlatIndex::LoadSnapshot(path, 16, {}, nullptr);
-  EXPECT_EQ(other_dimension.status().code(), StatusCode::kCorruption);
-  EXPECT_THAT(other_dimension.status().message(), HasSubstr("8-d vectors, not 16-d"));
-  std::string flipped = bytes;
-  flipped[flipped.size() / 2] ^= 0x01;
-  ::engram::testing::WriteFile(path, flipped);
-  auto damaged = FlatIndex::LoadSnapshot(path, 8, {}, nullptr);
-  EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
-  EXPECT_THAT(damaged.status().message(), HasSubstr("scope.flat: checksum mismatch"));
-  ::engram::testing::WriteFile(path, bytes.substr(0, bytes.size() - 12));
-  EXPECT_THAT(FlatIndex::LoadSnapshot(path, 8, {}, nullptr).status().message(),
-              HasSubstr("size does not match"));
-  ::engram::testing::WriteFile(path, "not a snapshot at all, no");
-  EXPECT_THAT(FlatIndex::LoadSnapshot(path, 8, {}, nullptr).status().message(),
-              HasSubstr("not a flat index snapshot"));
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+// The snapshot file of an exactly searched scope (VectorOptions::
+// flat_snapshots): every label and vector of an index in one file, read
+// back by mapping it, with no per-vector work (MappedFlatIndex). The file,
+// in host byte order (a cache of the machine that wrote it):
+//
+//   magic "ENGRFLAT", u32 version 2, u32 0, u64 dimension, u64 rows,
+//   u64 stamp bytes, the stamp, zero bytes up to a multiple of 8,
+//   i64 labels, ascending, one per row,
+//   zero bytes up to a multiple of 64,
+//   f32 vectors, rows x dimension, unit length, in the labels' order,
+//   u64 ChecksumOf (index_file.h) of every byte before it.
+//
+// Thread-safety: functions of their arguments; the file system decides
+// what concurrent writers see (writes are atomic renames).
+#ifndef ENGRAM_SRC_VINDEX_FLAT_SNAPSHOT_H_
+#define ENGRAM_SRC_VINDEX_FLAT_SNAPSHOT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engram/status.h"
+#include "src/common/file_contents.h"
+#include "src/vindex/vector_index.h"
+
+namespace engram {
+
+// Writes every vector of `index` with `stamp` to `path` atomically
+// (temporary file, fsync, rename), mode 0600.
+Status SaveFlatSnapshot(const VectorIndex& index, const std::string& path,
+                        const std::string& stamp);
+
+// A snapshot file, mapped and checked: its checksum, and that it holds
+// `dimension`-d vectors under ascending labels.
+struct FlatSnapshot {
+  std::unique_ptr<FileContents> file;  // the mapping the pointers below point into
+  std::string stamp;
+  size_t rows = 0;
+  const int64_t* labels = nullptr;
+  const float* vectors = nullptr;
+};
+
+// NotFound when `path` does not exist; Corruption naming it when it is not
+// a snapshot of `dimension`-d vectors, is cut short, fails its checksum or
+// has labels out of order; IOError when it cannot be mapped.
+Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_VINDEX_FLAT_SNAPSHOT_H_

@@ -1,0 +1,126 @@
+// MappedFlatIndex against a FlatIndex holding the same vectors: after a
+// snapshot is opened, and after the same upserts, replacements, removals
+// and prunes on both, every search, score, vector and label list agrees bit
+// for bit. And the snapshot file's errors, each named.
+#include "src/vindex/mapped_flat_index.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/vindex/flat_snapshot.h"
+#include "src/vindex/test_vectors.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RandomUnitVectors;
+using testing::Row;
+
+constexpr size_t kDim = 24;
+
+void ExpectSame(const VectorIndex& mapped, const FlatIndex& flat, uint32_t seed) {
+  EXPECT_EQ(mapped.size(), flat.size());
+  EXPECT_EQ(mapped.Labels(), flat.Labels());
+  const std::vector<int64_t> labels = flat.Labels();
+  const std::vector<float> queries = RandomUnitVectors(4, kDim, seed);
+  std::vector<int64_t> asked = {-7, 999999};
+  for (size_t i = 0; i < labels.size(); i += 37) asked.push_back(labels[i]);
+  for (size_t q = 0; q < 4; ++q) {
+    const std::span<const float> query = Row(queries, kDim, q);
+    for (const size_t k : {size_t{0}, size_t{1}, size_t{25}, size_t{5000}}) {
+      EXPECT_EQ(*mapped.Search(query, k, -2.0f), *flat.Search(query, k, -2.0f)) << k;
+      std::vector<std::optional<float>> a, b;
+      EXPECT_EQ(*mapped.SearchAndScore(query, k, 0.1f, asked, &a),
+                *flat.SearchAndScore(query, k, 0.1f, asked, &b));
+      EXPECT_EQ(a, b);
+    }
+    for (const int64_t label : asked) {
+      EXPECT_EQ(mapped.Score(query, label), flat.Score(query, label)) << label;
+      const std::span<const float> x = mapped.Vector(label), y = flat.Vector(label);
+      EXPECT_EQ(std::vector<float>(x.begin(), x.end()), std::vector<float>(y.begin(), y.end()));
+    }
+  }
+}
+
+TEST(MappedFlatIndexTest, RanksAsAFlatIndexWithTheSameVectorsThroughEveryChange) {
+  const std::vector<float> data = RandomUnitVectors(900, kDim, 3);
+  FlatIndex flat(kDim);
+  for (size_t i = 0; i < 600; ++i) {
+    ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(3 * i + 1), Row(data, kDim, i)).ok());
+  }
+  ::engram::testing::TempDir dir;
+  const std::string path = dir.File("scope.flat");
+  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "space\nscope").ok());
+  std::string stamp;
+  auto opened = MappedFlatIndex::Open(path, kDim, &stamp);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(stamp, "space\nscope");
+  MappedFlatIndex& mapped = **opened;
+  ExpectSame(mapped, flat, 10);
+
+  std::mt19937 rng(5);
+  for (int round = 0; round < 4; ++round) {
+    for (int step = 0; step < 60; ++step) {
+      const size_t row = 600 + (rng() % 300);
+      const int64_t label = static_cast<int64_t>(rng() % 2000);
+      switch (rng() % 3) {
+        case 0:  // a new label or a replaced one, in the snapshot or not
+          ASSERT_TRUE(mapped.Upsert(label, Row(data, kDim, row)).ok());
+          ASSERT_TRUE(flat.Upsert(label, Row(data, kDim, row)).ok());
+          break;
+        case 1:
+          EXPECT_EQ(mapped.Remove(label), flat.Remove(label)) << label;
+          break;
+        default: {
+          const std::vector<float> bad(kDim, 0.0f);
+          EXPECT_FALSE(mapped.Upsert(label, bad).ok());
+        }
+      }
+    }
+    const auto keep = [round](int64_t label) { return label % 11 != round; };
+    EXPECT_EQ(mapped.Prune(keep), flat.Prune(keep));
+    ExpectSame(mapped, flat, 20 + round);
+  }
+  // A snapshot of the changed index reads back the same.
+  ASSERT_TRUE(SaveFlatSnapshot(mapped, dir.File("again.flat"), "s").ok());
+  auto again = MappedFlatIndex::Open(dir.File("again.flat"), kDim, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ExpectSame(**again, flat, 30);
+}
+
+TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
+  FlatIndex flat(8);
+  const std::vector<float> data = RandomUnitVectors(50, 8, 1);
+  for (size_t i = 0; i < 50; ++i)
+    ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(i), Row(data, 8, i)).ok());
+  ::engram::testing::TempDir dir;
+  const std::string path = dir.File("scope.flat");
+  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+  const std::string bytes = ::engram::testing::ReadFile(path);
+  EXPECT_EQ(MappedFlatIndex::Open(dir.File("none.flat"), 8, nullptr).status().code(),
+            StatusCode::kNotFound);
+  auto other_dimension = MappedFlatIndex::Open(path, 16, nullptr);
+  EXPECT_EQ(other_dimension.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(other_dimension.status().message(), HasSubstr("8-d vectors, not 16-d"));
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x01;
+  ::engram::testing::WriteFile(path, flipped);
+  auto damaged = MappedFlatIndex::Open(path, 8, nullptr);
+  EXPECT_EQ(damaged.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(damaged.status().message(), HasSubstr("scope.flat: checksum mismatch"));
+  ::engram::testing::WriteFile(path, bytes.substr(0, bytes.size() - 12));
+  EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
+              HasSubstr("size does not match"));
+  ::engram::testing::WriteFile(path, "not a snapshot at all, no");
+  EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
+              HasSubstr("not a flat index snapshot"));
+}
+
+}  // namespace
+}  // namespace engram
