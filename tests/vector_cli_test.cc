@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -220,6 +223,72 @@ TEST(VectorCliTest, APortugueseQueryIsEmbeddedWithItsEnglishGloss) {
   const auto [none, own] = semantic_raw();
   EXPECT_EQ(none, "");
   EXPECT_NEAR(own, dot_own, 1e-4);
+}
+
+// `engram embed` prints the active space's vectors: the real model's match
+// the original model's outputs (tests/data/use-lite), the hash provider's
+// match the embedder run here, and a windowed space gives a long document a
+// vector per window.
+TEST(VectorCliTest, EmbedPrintsTheActiveSpacesVectors) {
+  CliRunner cli;
+  const nlohmann::json golden = nlohmann::json::parse(
+      testing::ReadFile(std::string(ENGRAM_TEST_DATA_DIR) + "/use-lite/golden-small.json"));
+  const std::vector<std::string> sentences = golden["sentences"];
+  std::vector<std::string> args = {"embed", "--json"};
+  args.insert(args.end(), sentences.begin(), sentences.end());
+  auto local = cli.Run(args);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const nlohmann::json out = nlohmann::json::parse(local.out);
+  EXPECT_EQ(out["space"], "local:use-lite-en:512");
+  EXPECT_EQ(out["dimension"], 512);
+  EXPECT_EQ(out["purpose"], "query");
+  ASSERT_EQ(out["texts"].size(), sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    EXPECT_EQ(out["texts"][i]["text"], sentences[i]);
+    ASSERT_EQ(out["texts"][i]["vectors"].size(), 1u);
+    const std::vector<float> got = out["texts"][i]["vectors"][0];
+    const std::vector<float> want = golden["embeddings"][i];
+    ASSERT_EQ(got.size(), want.size());
+    double worst = 0;
+    for (size_t c = 0; c < got.size(); ++c) {
+      worst = std::max(worst, static_cast<double>(std::fabs(got[c] - want[c])));
+    }
+    EXPECT_LE(worst, 1e-5) << sentences[i];
+  }
+
+  // Text output: the text's number, then the floats, shortest exact form.
+  cli.SetEnv("ENGRAM_EMBED_PROVIDER", "hash:dim=16");
+  auto hashed = cli.Run({"embed", "--document", "blue tin", "spare keys"});
+  ASSERT_EQ(hashed.exit_code, 0) << hashed.err;
+  const HashEmbedder hash(16);
+  auto want = hash.Embed({"blue tin", "spare keys"}, EmbedPurpose::kDocument);
+  ASSERT_TRUE(want.ok());
+  std::istringstream lines(hashed.out);
+  for (size_t i = 0; i < 2; ++i) {
+    size_t number = 0;
+    lines >> number;
+    EXPECT_EQ(number, i + 1);
+    std::vector<float> row(16);
+    for (float& x : row) lines >> x;
+    std::vector<float> unit = (*want)[i];
+    double norm = 0;
+    for (float x : unit) norm += static_cast<double>(x) * x;
+    for (float& x : unit) x = static_cast<float>(x / std::sqrt(norm));
+    for (size_t c = 0; c < 16; ++c) EXPECT_NEAR(row[c], unit[c], 1e-6) << i << " " << c;
+  }
+
+  // A long document in a windowed space: one vector per window.
+  cli.SetEnv("ENGRAM_EMBED_PROVIDER", "local:use-lite-en-best-window");
+  std::string long_text;
+  for (int i = 0; i < 60; ++i) long_text += "The river carried stone and cloud past the desk. ";
+  auto windows = cli.Run({"embed", "--document", "--json", long_text});
+  ASSERT_EQ(windows.exit_code, 0) << windows.err;
+  EXPECT_GT(nlohmann::json::parse(windows.out)["texts"][0]["vectors"].size(), 1u);
+
+  cli.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
+  auto none = cli.Run({"embed", "x"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no embedding provider is configured"), std::string::npos) << none.err;
 }
 
 TEST(VectorCliTest, AMissingModelMeansKeywordOnlyWithAWarning) {

@@ -127,6 +127,7 @@ int Cli::Run(int argc, char** argv) {
   RegisterForget(app, *this);
   RegisterExport(app, *this);
   RegisterSearch(app, *this);
+  RegisterEmbed(app, *this);
   RegisterConfig(app, *this);
   RegisterEval(app, *this);
   RegisterBackfill(app, *this);

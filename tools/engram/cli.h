@@ -101,6 +101,7 @@ void RegisterGc(CLI::App& app, Cli& cli);
 void RegisterImport(CLI::App& app, Cli& cli);
 void RegisterList(CLI::App& app, Cli& cli);
 void RegisterShow(CLI::App& app, Cli& cli);
+void RegisterEmbed(CLI::App& app, Cli& cli);
 void RegisterForget(CLI::App& app, Cli& cli);
 void RegisterExport(CLI::App& app, Cli& cli);
 void RegisterSearch(CLI::App& app, Cli& cli);
