@@ -5,15 +5,16 @@
 // truncates kills the reader with SIGBUS at its next touch of a vanished
 // page, and a model file or any other input can be replaced or cut short
 // while a server runs for weeks. A copy costs one pass over the bytes and
-// the memory of the copy (for the 48 MB model, about 30 ms of a one-shot
-// process here, page faults included); after Read, nothing done to the file
+// the memory of the copy (for the 48 MB model, some 60 ms of a one-shot
+// process here, most of it page faults); after Read, nothing done to the file
 // reaches these bytes. The memory is page-aligned and read-only once
 // filled. Map is for a process that lives for one command and touches part
 // of a large file: it pays only for the pages it reads, and accepts the
 // SIGBUS risk for its short life (a file replaced by rename, as engram
 // writes its files, is safe either way).
 //
-// Thread-safety: immutable after Read; Bytes() may be read from any thread.
+// Thread-safety: immutable once read or mapped; Bytes() may be read from
+// any thread.
 #ifndef ENGRAM_SRC_COMMON_FILE_CONTENTS_H_
 #define ENGRAM_SRC_COMMON_FILE_CONTENTS_H_
 

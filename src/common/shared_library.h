@@ -14,6 +14,7 @@
 #define ENGRAM_SRC_COMMON_SHARED_LIBRARY_H_
 
 #include <string>
+#include <utility>
 
 #include "engram/status.h"
 

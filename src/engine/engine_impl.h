@@ -152,6 +152,12 @@ class EngineImpl final : public Engine {
   Result<SearchResponse> SearchPrepared(const EngineOptions& options, const PreparedQuery& query,
                                         const SearchOptions& search, SearchResponse response,
                                         Served* served);
+  // After the snapshot: pokes the backfill worker when a vector was
+  // missing, and records the access of the `served` facts (indexes into
+  // `facts`), counting it in them too; a failed write is a warning.
+  void RecordAccessAndPoke(const SearchOptions& search, Timestamp now, bool missing_vectors,
+                           const std::vector<size_t>& served, std::vector<StoredFact>* facts,
+                           SearchResponse* response);
   // Pseudo-relevance feedback for one search (engine_feedback.cc): a first
   // pass of `query`, whose top facts expand its lexical terms and move its
   // vector. Never fails: problems land in response->hyde.fallbacks.

@@ -12,6 +12,11 @@
 // while the search runs: a vector hit whose fact the snapshot lacks is
 // dropped, and a fact whose vector the cache lacks has no cosine in that
 // search, as before its vector was stored.
+//
+// SearchPrepared runs in named phases: the vectors brought in step; in one
+// snapshot GatherLexical, GatherVectors, CompleteCandidates (evidence,
+// fallback, newer versions), RankCandidates and LoadRanked; then
+// ServableFacts, RecordAccessAndPoke and MakeHits.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -386,211 +391,282 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
   return prepared;
 }
 
-Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
-                                                  const PreparedQuery& prepared,
-                                                  const SearchOptions& options,
-                                                  SearchResponse response, Served* served_out) {
-  const std::vector<std::string> scopes = ScopesOrDefault(options.scopes);
-  const LexicalQuery& lexical_query = prepared.lexical;
-  const size_t own_terms = prepared.own_terms;
-  const std::vector<float>& query_vector = prepared.vector;
-  const bool semantic = prepared.semantic;
-  std::shared_ptr<VectorCache> cache;
-  bool missing_vectors = semantic && query_vector.empty();
-  if (!query_vector.empty()) {
-    auto synced = SyncedCache(opts, scopes, &response.warnings);
-    if (!synced.ok()) return synced.status().WithContext("engine: search");
-    cache = std::move(*synced);
-    missing_vectors = cache == nullptr;
-  }
+namespace {
 
-  const Timestamp now = opts.clock->NowMillis();
+// One search's candidates from the snapshot to the ranked facts: what the
+// phases below read and fill in, in order.
+struct SearchState {
+  SearchState(const EngineOptions& engine, const SearchOptions& search, const LexicalQuery& terms,
+              size_t query_terms, const std::vector<float>& query_vector)
+      : opts(engine),
+        options(search),
+        lexical(terms),
+        own_terms(query_terms),
+        vector(query_vector) {}
+
+  const EngineOptions& opts;
+  const SearchOptions& options;
+  const LexicalQuery& lexical;       // the query's terms, expanded
+  size_t own_terms;                  // the query's own terms, before any expansion
+  const std::vector<float>& vector;  // the query vector; empty if none
+  std::vector<std::string> scopes;
   FactVisibility visibility;
-  visibility.now = now;
-  visibility.include_superseded = options.include_superseded;
-  auto filter = NormalizeFilter(options.filter);
-  if (!filter.ok()) return filter.status().WithContext("engine: search");
-  visibility.filter = std::move(*filter);
+  std::shared_ptr<VectorCache> cache;  // null: no vector signal
+  bool missing_vectors = false;        // a candidate or the query lacked a vector
+  // Gathered.
   std::vector<Gathered> gathered;
-  std::vector<StoredFact> facts;
-  FusionResult fused;
-  std::vector<VersionEdge> edges;
-  std::vector<VersionLift> lifts;
+  std::unordered_map<int64_t, size_t> by_rowid;  // into gathered
   QueryTermCounts term_counts;
-  Status read = ReadSnapshot(
-      [&](FactStore& store) -> Status {
-        ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(scopes));
-        std::unordered_map<int64_t, size_t> by_rowid;
-        if (UsesLexical(options.mode)) {
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                                  SearchLexical(store.db(), lexical_query, scopes, opts.bm25,
-                                                visibility, &term_counts));
-          for (LexicalHit& h : hits) {
-            by_rowid[h.rowid] = gathered.size();
-            gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
-                                        std::nullopt, h.access_count, h.last_accessed,
-                                        std::move(h.matched), h.created_at});
-          }
-        }
-        if (cache) {
-          response.semantic = true;
-          const size_t top_k = options.mode == FusionMode::kSemantic
-                                   ? std::max(options.k, opts.vector.top_k)
-                                   : opts.vector.top_k;
-          // Every lexical candidate's true cosine comes with the scan.
-          std::vector<FactKey> lexical_keys;
-          lexical_keys.reserve(gathered.size());
-          for (const Gathered& g : gathered) lexical_keys.push_back(FactKey{g.scope, g.rowid});
-          std::vector<std::optional<float>> cosines;
-          std::vector<VectorHit> vector_hits;
-          {
-            // Held only for the scan: a Sync waits for it.
-            const VectorCache::View view(*cache);
-            ENGRAM_ASSIGN_OR_RETURN(vector_hits,
-                                    view.Search(query_vector, scopes, ScanDepth(top_k, visibility),
-                                                opts.vector.min_cosine, lexical_keys, &cosines));
-          }
-          for (size_t i = 0; i < cosines.size(); ++i) {
-            if (cosines[i]) {
-              gathered[i].semantic = *cosines[i];
-            } else {
-              missing_vectors = true;
-            }
-          }
-          ENGRAM_ASSIGN_OR_RETURN(
-              response.vector_candidates,
-              AddVisibleVectorHits(store, vector_hits, top_k, visibility, &gathered, &by_rowid));
-        }
-        const bool fallback_mode =
-            options.mode == FusionMode::kBlended || options.mode == FusionMode::kRrf;
-        if (fallback_mode) {
-          response.without_evidence = DropUnlessAnyShowsEvidence(
-              lexical_query, term_counts, own_terms, opts, &gathered, &by_rowid);
-        }
-        response.no_match = gathered.empty() && options.mode != FusionMode::kTemporal;
-        if (options.mode == FusionMode::kTemporal ||
-            (gathered.empty() && fallback_mode && opts.fusion.temporal_fallback)) {
-          response.temporal_fallback = options.mode != FusionMode::kTemporal;
-          ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(scopes, visibility));
-          gathered.clear();
-          for (RankInput& r : all) {
-            gathered.push_back(FromRankInput(std::move(r)));
-          }
-        } else if (opts.versions.newer_first || options.include_superseded) {
-          // Replaced facts are seen only when asked for; then each ranks
-          // below the version that replaced it, found links or not.
-          ENGRAM_ASSIGN_OR_RETURN(
-              edges, GatherNewerVersions(store, cache.get(), query_vector, scopes, visibility,
-                                         !opts.versions.newer_first, &gathered, &by_rowid));
-        }
-        std::vector<FusionCandidate> candidates;
-        candidates.reserve(gathered.size());
-        for (const Gathered& g : gathered) {
-          FusionCandidate c;
-          c.id = g.id;
-          c.scope = g.scope;
-          c.lexical = g.lexical;
-          c.semantic = g.semantic;
-          c.temporal = TemporalScore(g.access_count, g.last_accessed, now, opts.temporal);
-          candidates.push_back(std::move(c));
-        }
-        response.candidates = candidates.size();
-        FusionOptions fusion = opts.fusion;
-        if (options.weights) fusion.weights = *options.weights;
-        fused = Fuse(candidates, options.mode, fusion);
-        if (!edges.empty()) {
-          std::vector<Timestamp> created_at;
-          created_at.reserve(gathered.size());
-          for (const Gathered& g : gathered) created_at.push_back(g.created_at);
-          const bool found_links = opts.versions.newer_first;
-          lifts =
-              OrderNewerFirst(created_at, edges, found_links ? opts.versions.lift_min_share : 0.0,
-                              found_links ? opts.versions.max_successors : kMaxSuccessors, &fused);
-        }
-        if (options.mode == FusionMode::kBlended && !response.temporal_fallback &&
-            fusion.min_score > 0) {
-          const auto weak =
-              std::find_if(fused.ranked.begin(), fused.ranked.end(),
-                           [&](const FusedCandidate& c) { return c.score < fusion.min_score; });
-          response.below_min_score = static_cast<size_t>(fused.ranked.end() - weak);
-          fused.ranked.erase(weak, fused.ranked.end());
-          lifts.resize(std::min(lifts.size(), fused.ranked.size()));
-        }
-        fused.ranked.resize(std::min(options.k, fused.ranked.size()));
-        std::vector<int64_t> rowids;
-        rowids.reserve(fused.ranked.size());
-        for (const FusedCandidate& c : fused.ranked) rowids.push_back(gathered[c.index].rowid);
-        ENGRAM_ASSIGN_OR_RETURN(facts, store.GetByRowids(rowids));
-        return Status::OK();
-      },
-      &response.warnings);
-  if (!read.ok()) return read.WithContext("engine: search");
+  std::vector<VersionEdge> edges;
+  // Ranked, best first, and loaded.
+  FusionResult fused;
+  std::vector<VersionLift> lifts;
+  std::vector<StoredFact> facts;  // one per fused.ranked
+};
 
-  // A fact changed on disk past every write path no longer gives its id (a
-  // hash of its content): named, not served. `engram check` finds them all.
-  std::vector<size_t> served;  // indices into facts and fused.ranked
-  served.reserve(facts.size());
-  for (size_t i = 0; i < facts.size(); ++i) {
-    const Fact& f = facts[i].fact;
+bool FallbackMode(FusionMode mode) {
+  return mode == FusionMode::kBlended || mode == FusionMode::kRrf;
+}
+
+// The lexical hits, each with its BM25 score and matched terms.
+Status GatherLexical(FactStore& store, SearchState* s) {
+  if (!UsesLexical(s->options.mode)) return Status::OK();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
+                          SearchLexical(store.db(), s->lexical, s->scopes, s->opts.bm25,
+                                        s->visibility, &s->term_counts));
+  for (LexicalHit& h : hits) {
+    s->by_rowid[h.rowid] = s->gathered.size();
+    s->gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
+                                   std::nullopt, h.access_count, h.last_accessed,
+                                   std::move(h.matched), h.created_at});
+  }
+  return Status::OK();
+}
+
+// The top vector hits the caller sees, and every lexical candidate's true
+// cosine, from one scan.
+Status GatherVectors(FactStore& store, SearchState* s, SearchResponse* response) {
+  if (!s->cache) return Status::OK();
+  response->semantic = true;
+  const size_t top_k = s->options.mode == FusionMode::kSemantic
+                           ? std::max(s->options.k, s->opts.vector.top_k)
+                           : s->opts.vector.top_k;
+  std::vector<FactKey> lexical_keys;
+  lexical_keys.reserve(s->gathered.size());
+  for (const Gathered& g : s->gathered) lexical_keys.push_back(FactKey{g.scope, g.rowid});
+  std::vector<std::optional<float>> cosines;
+  std::vector<VectorHit> vector_hits;
+  {
+    // Held only for the scan: a Sync waits for it.
+    const VectorCache::View view(*s->cache);
+    ENGRAM_ASSIGN_OR_RETURN(vector_hits,
+                            view.Search(s->vector, s->scopes, ScanDepth(top_k, s->visibility),
+                                        s->opts.vector.min_cosine, lexical_keys, &cosines));
+  }
+  for (size_t i = 0; i < cosines.size(); ++i) {
+    if (cosines[i]) {
+      s->gathered[i].semantic = *cosines[i];
+    } else {
+      s->missing_vectors = true;
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(
+      response->vector_candidates,
+      AddVisibleVectorHits(store, vector_hits, top_k, s->visibility, &s->gathered, &s->by_rowid));
+  return Status::OK();
+}
+
+// What the candidates become before fusion: none when none shows evidence
+// (blended, rrf); every fact by recency for the temporal mode or the
+// temporal fallback; else the newer versions of the candidates joined.
+Status CompleteCandidates(FactStore& store, SearchState* s, SearchResponse* response) {
+  const FusionMode mode = s->options.mode;
+  if (FallbackMode(mode)) {
+    response->without_evidence = DropUnlessAnyShowsEvidence(
+        s->lexical, s->term_counts, s->own_terms, s->opts, &s->gathered, &s->by_rowid);
+  }
+  response->no_match = s->gathered.empty() && mode != FusionMode::kTemporal;
+  if (mode == FusionMode::kTemporal ||
+      (s->gathered.empty() && FallbackMode(mode) && s->opts.fusion.temporal_fallback)) {
+    response->temporal_fallback = mode != FusionMode::kTemporal;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(s->scopes, s->visibility));
+    s->gathered.clear();
+    for (RankInput& r : all) s->gathered.push_back(FromRankInput(std::move(r)));
+  } else if (s->opts.versions.newer_first || s->options.include_superseded) {
+    // Replaced facts are seen only when asked for; then each ranks below
+    // the version that replaced it, found links or not.
+    ENGRAM_ASSIGN_OR_RETURN(
+        s->edges, GatherNewerVersions(store, s->cache.get(), s->vector, s->scopes, s->visibility,
+                                      !s->opts.versions.newer_first, &s->gathered, &s->by_rowid));
+  }
+  return Status::OK();
+}
+
+// The candidates fused into one ranking, newer versions lifted, cut at
+// fusion.min_score (blended) and at k.
+void RankCandidates(SearchState* s, SearchResponse* response) {
+  const Timestamp now = s->visibility.now;
+  std::vector<FusionCandidate> candidates;
+  candidates.reserve(s->gathered.size());
+  for (const Gathered& g : s->gathered) {
+    FusionCandidate c;
+    c.id = g.id;
+    c.scope = g.scope;
+    c.lexical = g.lexical;
+    c.semantic = g.semantic;
+    c.temporal = TemporalScore(g.access_count, g.last_accessed, now, s->opts.temporal);
+    candidates.push_back(std::move(c));
+  }
+  response->candidates = candidates.size();
+  FusionOptions fusion = s->opts.fusion;
+  if (s->options.weights) fusion.weights = *s->options.weights;
+  s->fused = Fuse(candidates, s->options.mode, fusion);
+  if (!s->edges.empty()) {
+    std::vector<Timestamp> created_at;
+    created_at.reserve(s->gathered.size());
+    for (const Gathered& g : s->gathered) created_at.push_back(g.created_at);
+    const bool found_links = s->opts.versions.newer_first;
+    s->lifts =
+        OrderNewerFirst(created_at, s->edges, found_links ? s->opts.versions.lift_min_share : 0.0,
+                        found_links ? s->opts.versions.max_successors : kMaxSuccessors, &s->fused);
+  }
+  std::vector<FusedCandidate>& ranked = s->fused.ranked;
+  if (s->options.mode == FusionMode::kBlended && !response->temporal_fallback &&
+      fusion.min_score > 0) {
+    const auto weak = std::find_if(ranked.begin(), ranked.end(), [&](const FusedCandidate& c) {
+      return c.score < fusion.min_score;
+    });
+    response->below_min_score = static_cast<size_t>(ranked.end() - weak);
+    ranked.erase(weak, ranked.end());
+    s->lifts.resize(std::min(s->lifts.size(), ranked.size()));
+  }
+  ranked.resize(std::min(s->options.k, ranked.size()));
+}
+
+// The facts of the ranking, in its order.
+Status LoadRanked(FactStore& store, SearchState* s) {
+  std::vector<int64_t> rowids;
+  rowids.reserve(s->fused.ranked.size());
+  for (const FusedCandidate& c : s->fused.ranked) rowids.push_back(s->gathered[c.index].rowid);
+  ENGRAM_ASSIGN_OR_RETURN(s->facts, store.GetByRowids(rowids));
+  return Status::OK();
+}
+
+// Indexes into s.facts of the facts that may be served: a fact changed on
+// disk past every write path no longer gives its id (a hash of its
+// content), and is named, not served; `engram check` finds them all.
+std::vector<size_t> ServableFacts(const SearchState& s, std::vector<std::string>* warnings) {
+  std::vector<size_t> served;
+  served.reserve(s.facts.size());
+  for (size_t i = 0; i < s.facts.size(); ++i) {
+    const Fact& f = s.facts[i].fact;
     if (const std::string wrong = IdMismatch(f.id, f.content); !wrong.empty()) {
-      response.warnings.push_back("fact " + f.id + " (scope '" + f.scope + "') left out: " + wrong +
-                                  "; run engram check");
+      warnings->push_back("fact " + f.id + " (scope '" + f.scope + "') left out: " + wrong +
+                          "; run engram check");
       continue;
     }
     served.push_back(i);
   }
+  return served;
+}
 
-  {
-    // Only the backfill poke and the access bookkeeping take the engine's lock.
-    std::lock_guard lock(mutex_);
-    if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
-
-    if (options.record_access && !served.empty()) {
-      std::vector<int64_t> rowids;
-      rowids.reserve(served.size());
-      for (size_t i : served) rowids.push_back(facts[i].rowid);
-      Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
-      if (s.ok()) {
-        for (StoredFact& f : facts) {
-          ++f.fact.access_count;
-          f.fact.last_accessed = now;
-        }
-      } else {
-        // The ranking stands; only the bookkeeping failed (e.g. an import holds
-        // the write lock, or the file is read-only).
-        response.warnings.push_back("access not recorded: " + s.message());
-      }
-    }
-  }
-
-  if (served_out != nullptr) {
-    served_out->rowids.clear();
-    for (size_t i : served) served_out->rowids.push_back(facts[i].rowid);
-    served_out->cache = cache;
-  }
-  response.hits.reserve(served.size());
+// The hits of the served facts, explained when asked.
+void MakeHits(SearchState* s, const std::vector<size_t>& served, SearchResponse* response) {
+  response->hits.reserve(served.size());
   for (size_t i : served) {
-    const FusedCandidate& c = fused.ranked[i];
+    const FusedCandidate& c = s->fused.ranked[i];
     SearchHit hit;
-    hit.fact = std::move(facts[i].fact);
+    hit.fact = std::move(s->facts[i].fact);
     hit.score = c.score;
-    if (options.explain) {
+    if (s->options.explain) {
       Explanation& e = hit.explanation;
       e.semantic = c.semantic;
       e.lexical = c.lexical;
       e.temporal = c.temporal;
-      e.weights = fused.weights;
+      e.weights = s->fused.weights;
       e.final_score = c.score;
       e.own_score = c.score;
-      if (i < lifts.size()) {
-        e.own_score = lifts[i].own_score;
-        if (lifts[i].lifted_by) e.newer_version_of = gathered[*lifts[i].lifted_by].id;
+      if (i < s->lifts.size()) {
+        e.own_score = s->lifts[i].own_score;
+        if (s->lifts[i].lifted_by) e.newer_version_of = s->gathered[*s->lifts[i].lifted_by].id;
       }
-      for (size_t t : gathered[c.index].matched)
-        e.matched_terms.push_back(lexical_query.terms[t].term);
+      for (size_t t : s->gathered[c.index].matched) {
+        e.matched_terms.push_back(s->lexical.terms[t].term);
+      }
     }
-    response.hits.push_back(std::move(hit));
+    response->hits.push_back(std::move(hit));
   }
+}
+
+}  // namespace
+
+void EngineImpl::RecordAccessAndPoke(const SearchOptions& options, Timestamp now,
+                                     bool missing_vectors, const std::vector<size_t>& served,
+                                     std::vector<StoredFact>* facts, SearchResponse* response) {
+  // Only the backfill poke and the access bookkeeping take the engine's lock.
+  std::lock_guard lock(mutex_);
+  if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
+  if (!options.record_access || served.empty()) return;
+  std::vector<int64_t> rowids;
+  rowids.reserve(served.size());
+  for (size_t i : served) rowids.push_back((*facts)[i].rowid);
+  Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
+  if (!s.ok()) {
+    // The ranking stands; only the bookkeeping failed (e.g. an import holds
+    // the write lock, or the file is read-only).
+    response->warnings.push_back("access not recorded: " + s.message());
+    return;
+  }
+  for (StoredFact& f : *facts) {
+    ++f.fact.access_count;
+    f.fact.last_accessed = now;
+  }
+}
+
+Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
+                                                  const PreparedQuery& prepared,
+                                                  const SearchOptions& options,
+                                                  SearchResponse response, Served* served_out) {
+  SearchState s(opts, options, prepared.lexical, prepared.own_terms, prepared.vector);
+  s.scopes = ScopesOrDefault(options.scopes);
+
+  // Vectors in step with the store, under the engine's lock.
+  s.missing_vectors = prepared.semantic && prepared.vector.empty();
+  if (!prepared.vector.empty()) {
+    auto synced = SyncedCache(opts, s.scopes, &response.warnings);
+    if (!synced.ok()) return synced.status().WithContext("engine: search");
+    s.cache = std::move(*synced);
+    s.missing_vectors = s.cache == nullptr;
+  }
+
+  s.visibility.now = opts.clock->NowMillis();
+  s.visibility.include_superseded = options.include_superseded;
+  auto filter = NormalizeFilter(options.filter);
+  if (!filter.ok()) return filter.status().WithContext("engine: search");
+  s.visibility.filter = std::move(*filter);
+
+  // Candidates gathered, ranked and loaded in one read snapshot.
+  Status read = ReadSnapshot(
+      [&](FactStore& store) -> Status {
+        ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(s.scopes));
+        ENGRAM_RETURN_IF_ERROR(GatherLexical(store, &s));
+        ENGRAM_RETURN_IF_ERROR(GatherVectors(store, &s, &response));
+        ENGRAM_RETURN_IF_ERROR(CompleteCandidates(store, &s, &response));
+        RankCandidates(&s, &response);
+        return LoadRanked(store, &s);
+      },
+      &response.warnings);
+  if (!read.ok()) return read.WithContext("engine: search");
+
+  // The hits served, their access recorded.
+  const std::vector<size_t> served = ServableFacts(s, &response.warnings);
+  RecordAccessAndPoke(options, s.visibility.now, s.missing_vectors, served, &s.facts, &response);
+  if (served_out != nullptr) {
+    served_out->rowids.clear();
+    for (size_t i : served) served_out->rowids.push_back(s.facts[i].rowid);
+    served_out->cache = s.cache;
+  }
+  MakeHits(&s, served, &response);
   return response;
 }
 
