@@ -1,7 +1,6 @@
 #include "src/vindex/flat_index.h"
 
 #include <algorithm>
-#include <array>
 #include <system_error>
 #include <thread>
 
