@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -45,6 +47,53 @@ Status CreatePrivateFile(const std::string& path, bool* created) {
   ::close(fd);
   if (!exact) return IOError("cannot set the mode of '" + path + "': " + std::strerror(error));
   if (created != nullptr) *created = true;
+  return Status::OK();
+}
+
+namespace {
+
+Status WriteFailed(const std::string& path, int error) {
+  std::string message = "write file " + path + ": " + std::strerror(error);
+  return error == ENOENT ? NotFound(std::move(message)) : IOError(std::move(message));
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  static std::atomic<uint64_t> next_temp{0};
+  const std::string temp_path =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(next_temp.fetch_add(1));
+  const int fd =
+      ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFileMode);
+  if (fd < 0) return WriteFailed(temp_path, errno);
+  const auto fail = [&](int error) {
+    ::close(fd);
+    std::remove(temp_path.c_str());
+    return WriteFailed(temp_path, error);
+  };
+  while (!bytes.empty()) {
+    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      return fail(errno);
+    }
+    bytes.remove_prefix(static_cast<size_t>(wrote));
+  }
+  if (::fsync(fd) != 0) return fail(errno);
+  if (::close(fd) != 0) {
+    const int error = errno;
+    std::remove(temp_path.c_str());
+    return WriteFailed(temp_path, error);
+  }
+  return RenameFile(temp_path, path);
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const int error = errno;
+    std::remove(from.c_str());
+    return IOError("rename " + from + " to " + to + ": " + std::strerror(error));
+  }
   return Status::OK();
 }
 

@@ -7,6 +7,7 @@
 #define ENGRAM_SRC_COMMON_PRIVATE_FILES_H_
 
 #include <string>
+#include <string_view>
 
 #include "engram/status.h"
 
@@ -24,6 +25,17 @@ Status CreatePrivateDirectories(const std::string& dir);
 // `*created` (when given) to whether it did. An existing file is left
 // untouched. IOError naming the path when it cannot be created.
 Status CreatePrivateFile(const std::string& path, bool* created = nullptr);
+
+// Writes `bytes` to a new 0600 file beside `path` (PATH.tmp.PID.N), syncs
+// it and renames it over `path`: readers see the old file or the new one,
+// never a part, and processes writing one path at once each rename a whole
+// file of their own. IOError naming the file (NotFound when its directory
+// is missing); the temporary file is removed on failure.
+Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+// Renames `from` over `to` (atomic on POSIX); on failure `from` is removed
+// and the error names both.
+Status RenameFile(const std::string& from, const std::string& to);
 
 }  // namespace engram
 

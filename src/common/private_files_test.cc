@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -73,6 +74,31 @@ TEST_F(PrivateFilesTest, WhatCannotBeCreatedIsNamed) {
   EXPECT_EQ(f.code(), StatusCode::kIOError);
   EXPECT_NE(f.message().find("cannot create '" + file + "/sub/x'"), std::string::npos)
       << f.message();
+}
+
+// An atomic write replaces the file whole, 0600, and leaves no temporary
+// file behind, whether it succeeds or not.
+TEST_F(PrivateFilesTest, AnAtomicWriteReplacesTheFileWholeAndLeavesNothingElse) {
+  const std::string path = (dir_ / "index.flat").string();
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second, longer").ok());
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "second, longer");
+  EXPECT_EQ(ModeOf(path), 0600u);
+  const Status missing = WriteFileAtomically((dir_ / "no" / "such").string(), "x");
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("write file " + (dir_ / "no" / "such").string() + ".tmp."),
+            std::string::npos)
+      << missing.message();
+  std::filesystem::create_directory(dir_ / "taken");
+  EXPECT_EQ(WriteFileAtomically((dir_ / "taken").string(), "x").code(), StatusCode::kIOError);
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    ++entries;
+    EXPECT_TRUE(e.path().filename() == "index.flat" || e.path().filename() == "taken") << e.path();
+  }
+  EXPECT_EQ(entries, 2u);
 }
 
 }  // namespace

@@ -1,10 +1,8 @@
 #include "src/embed/model_stamp.h"
 
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -45,19 +43,9 @@ bool ModelStampMatches(const std::string& model_path, const FileContents::Stamp&
 void WriteModelStamp(const std::string& model_path, const FileContents::Stamp& stamp,
                      uint64_t checksum) {
   if (NowNs() - std::max(stamp.mtime_ns, stamp.ctime_ns) < kSettledNs) return;
-  const std::string path = model_path + kStampSuffix;
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  if (!CreatePrivateFile(temp).ok()) return;
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << StampLine(stamp, checksum) << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(temp.c_str());
-      return;
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) std::remove(temp.c_str());
+  // Best effort: a directory this process cannot write leaves the file
+  // unstamped.
+  WriteFileAtomically(model_path + kStampSuffix, StampLine(stamp, checksum) + "\n").IgnoreError();
 }
 
 }  // namespace engram

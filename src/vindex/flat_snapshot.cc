@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/common/private_files.h"
 #include "src/vindex/index_file.h"
 
 namespace engram {

@@ -151,38 +151,4 @@ Status SyncFile(const std::string& path) {
   return Status::OK();
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string temp_path = path + ".tmp";
-  std::remove(temp_path.c_str());  // a leftover would keep its own mode
-  {
-    Fd fd(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kPrivateFileMode));
-    if (fd.get() < 0) return ErrnoStatus("write", temp_path, errno);
-    while (!bytes.empty()) {
-      const ssize_t wrote = ::write(fd.get(), bytes.data(), bytes.size());
-      if (wrote < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        std::remove(temp_path.c_str());
-        return ErrnoStatus("write", temp_path, error);
-      }
-      bytes.remove_prefix(static_cast<size_t>(wrote));
-    }
-    if (::fsync(fd.get()) != 0 || fd.Close() != 0) {
-      const int error = errno;
-      std::remove(temp_path.c_str());
-      return ErrnoStatus("write", temp_path, error);
-    }
-  }
-  return RenameFile(temp_path, path);
-}
-
-Status RenameFile(const std::string& from, const std::string& to) {
-  if (std::rename(from.c_str(), to.c_str()) != 0) {
-    const int error = errno;
-    std::remove(from.c_str());
-    return ErrnoStatus("rename", from + " to " + to, error);
-  }
-  return Status::OK();
-}
-
 }  // namespace engram

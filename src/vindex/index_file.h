@@ -1,6 +1,6 @@
 // File helpers for persisted indexes: a fast checksum, fixed-size binary
-// fields, whole-file reads, atomic writes (temporary file, fsync, rename)
-// and file digests.
+// fields, whole-file reads and file digests (atomic writes are
+// src/common/private_files.h's).
 //
 // Errors are IOError (NotFound when the file does not exist) with a
 // message that names the file: "vindex: <operation>: <path>: <cause>".
@@ -93,13 +93,6 @@ Result<std::string> ReadFileBytes(const std::string& path);
 
 // Flushes a file's data to disk (fsync).
 Status SyncFile(const std::string& path);
-
-// Writes `bytes` to path + ".tmp", syncs it and renames it over `path`:
-// readers see the old file or the new one, never a part.
-Status WriteFileAtomically(const std::string& path, std::string_view bytes);
-
-// Renames `from` over `to` (atomic on POSIX).
-Status RenameFile(const std::string& from, const std::string& to);
 
 }  // namespace engram
 
