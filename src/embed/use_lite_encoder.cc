@@ -191,11 +191,14 @@ void UseLiteEncoder::Dense(const float* x, size_t rows, const UseLitePackedDense
                            const UseLiteDenseEpilogue& epilogue) const {
   // OpenBLAS is loaded by the first product that needs it; where it cannot
   // be, the packed kernel computes the same product.
-  const Result<const BlasApi*> blas =
-      rows >= options_.sgemm_min_rows ? Blas() : Result<const BlasApi*>(Unavailable("unused"));
-  if (blas.ok()) {
+  const BlasApi* blas = nullptr;
+  if (rows >= options_.sgemm_min_rows) {
+    const Result<const BlasApi*> loaded = Blas();
+    if (loaded.ok()) blas = *loaded;
+  }
+  if (blas != nullptr) {
     sgemm_products_.fetch_add(1, std::memory_order_relaxed);
-    UseLiteDenseSgemm(**blas, x, rows, dense, y, epilogue);
+    UseLiteDenseSgemm(*blas, x, rows, dense, y, epilogue);
   } else {
     packed_products_.fetch_add(1, std::memory_order_relaxed);
     UseLiteDense(x, rows, dense, y, epilogue);
