@@ -38,17 +38,11 @@ bool VectorCache::NeedsSync(const std::vector<std::string>& scopes, int64_t data
   });
 }
 
-std::string VectorCache::IndexPath(const std::string& scope) const {
+std::string VectorCache::ScopeFile(const std::string& scope, const char* extension) const {
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(scope)));  // NOLINT(runtime/int)
-  return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + ".hnsw";
-}
-
-std::string VectorCache::SnapshotPath(const std::string& scope) const {
-  std::string path = IndexPath(scope);
-  path.replace(path.size() - std::string_view(".hnsw").size(), std::string::npos, ".flat");
-  return path;
+  return index_dir_ + "/space" + std::to_string(space_id_) + "-" + hash + extension;
 }
 
 bool VectorCache::KeepsSnapshots() const { return options_.flat_snapshots && max_windows_ <= 1; }
@@ -57,7 +51,7 @@ bool VectorCache::ReadSnapshot(const std::string& scope, ScopeIndex* entry,
                                std::vector<std::string>* warnings) const {
   if (!KeepsSnapshots()) return false;
   std::string stamp;
-  auto loaded = MappedFlatIndex::Open(SnapshotPath(scope), dimension_, &stamp);
+  auto loaded = MappedFlatIndex::Open(ScopeFile(scope, ".flat"), dimension_, &stamp);
   if (!loaded.ok()) {
     if (loaded.status().code() != StatusCode::kNotFound) {
       warnings->push_back("vector snapshot rebuilt: " + loaded.status().message());
@@ -80,7 +74,7 @@ void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry
   // store, a full disk) leaves the next process to read SQLite, unwarned.
   Status saved = CreatePrivateDirectories(index_dir_);
   if (saved.ok()) {
-    saved = SaveFlatSnapshot(*entry->index, SnapshotPath(scope), Stamp(scope));
+    saved = SaveFlatSnapshot(*entry->index, ScopeFile(scope, ".flat"), Stamp(scope));
   }
   if (saved.ok()) entry->since_snapshot = 0;
 }
@@ -215,7 +209,7 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   std::vector<Unusable> unusable;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
   const bool want_hnsw = refs.size() >= HnswThreshold() && !refs.empty();
-  const std::string path = IndexPath(scope);
+  const std::string path = ScopeFile(scope, ".hnsw");
   bool changed = false;
 
   if (want_hnsw && !entry->hnsw) {

@@ -168,10 +168,11 @@ class VectorCache {
                  uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
-  std::string IndexPath(const std::string& scope) const;
-  // Where the scope's flat snapshot lives, and whether this cache keeps
-  // snapshots at all (flat_snapshots, a one-vector space).
-  std::string SnapshotPath(const std::string& scope) const;
+  // The scope's file in index_dir_ with `extension`: its HNSW index
+  // (".hnsw") or its flat snapshot (".flat").
+  std::string ScopeFile(const std::string& scope, const char* extension) const;
+  // Whether this cache keeps flat snapshots (flat_snapshots, a one-vector
+  // space).
   bool KeepsSnapshots() const;
   // Sets entry's index from the scope's snapshot when one is there and
   // belongs to it; true when it did. A snapshot that does not read is a
