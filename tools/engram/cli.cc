@@ -69,13 +69,13 @@ std::function<void(std::string_view)> Cli::LogSink() {
   };
 }
 
+void Cli::ForOneShot(ResolvedConfig* config) {
+  config->embedder.map_model_file = true;
+  config->engine.vector.flat_snapshots = true;
+}
+
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {
-  // A command that opens an engine here runs once and exits: it maps the
-  // model and reads a large scope's vectors from its snapshot. The servers
-  // load theirs in serving.cc, read the model whole and keep vectors in
-  // memory.
-  config.embedder.map_model_file = true;
-  config.engine.vector.flat_snapshots = true;
+  ForOneShot(&config);
   ENGRAM_ASSIGN_OR_RETURN(config.engine.embedder, LoadEmbedder(config, embedding));
   return Engine::Open(config.engine);
 }

@@ -54,6 +54,11 @@ class Cli {
                                      std::vector<std::string>* warnings = nullptr);
   // The same with a configuration already resolved (flags applied).
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
+  // Settings for a command that runs once and exits (every one that opens
+  // an engine through OpenEngine, and embed): it maps the model and reads a
+  // large scope's vectors from its snapshot. The servers load theirs in
+  // serving.cc, read the model whole and keep vectors in memory.
+  static void ForOneShot(ResolvedConfig* config);
   // Prints "engram: <message>" and returns the exit code for `status`.
   int Fail(const Status& status);
   // Prints a usage error and returns kExitUsage.

@@ -17,7 +17,9 @@ void RegisterCheck(CLI::App& app, Cli& cli) {
   cli.OnRun(sub, [&cli]() -> int {
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
-    auto engine = cli.OpenEngine(/*create=*/false);
+    ResolvedConfig existing = *config;
+    existing.engine.create_if_missing = false;
+    auto engine = cli.OpenEngine(std::move(existing), Cli::Embedding::kNone);
     if (!engine.ok()) return cli.Fail(engine.status());
     auto report = (*engine)->Check();
     if (!report.ok()) return cli.Fail(report.status());

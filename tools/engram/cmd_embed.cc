@@ -41,7 +41,7 @@ void RegisterEmbed(CLI::App& app, Cli& cli) {
   cli.OnRun(sub, [&cli, args]() -> int {
     auto config = cli.Config();
     if (!config.ok()) return cli.Fail(config.status());
-    config->embedder.map_model_file = true;  // a one-shot process
+    Cli::ForOneShot(&*config);
     auto embedder = cli.LoadEmbedder(*config, Cli::Embedding::kRequired);
     if (!embedder.ok()) return cli.Fail(embedder.status());
     if (!*embedder) {
