@@ -43,9 +43,9 @@ demo: build
 	@scripts/demo.sh ./$(BUILD_DIR)/engram
 
 # Every test, warnings as errors, under AddressSanitizer and UBSan, after
-# the format and lint checks; then the threaded backfill tests again under
-# ThreadSanitizer; then every fuzz target over its kept inputs and for
-# FUZZ_SECONDS_TEST seconds.
+# the format and lint checks; then every test that starts threads again
+# under ThreadSanitizer (scripts/tsan.sh); then every fuzz target over its
+# kept inputs and for FUZZ_SECONDS_TEST seconds.
 test: setup lint-format
 	@cmake -S . -B $(TEST_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
 	  -DENGRAM_SANITIZE=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
@@ -55,8 +55,7 @@ test: setup lint-format
 	  ctest -j $(JOBS) --output-on-failure
 	@cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
 	  -DENGRAM_SANITIZE_THREAD=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
-	@cmake --build $(TSAN_DIR) -j $(JOBS) --target backfill_test
-	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./$(TSAN_DIR)/src/engine/backfill_test
+	@scripts/tsan.sh $(TSAN_DIR) $(JOBS)
 	@$(MAKE) --no-print-directory fuzz-build
 	@scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS_TEST)
 

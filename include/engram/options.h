@@ -309,6 +309,13 @@ struct EngineOptions {
   // Range [0, 64]. 0 makes every search read on the engine's
   // own connection, one at a time. Fixed at open.
   size_t readers = 8;
+  // Most time the access bookkeeping of a search (access_count and
+  // last_accessed of the facts it returns) waits before it is written, in
+  // one batch with other searches' on a background thread, in ms; range
+  // [0, 60000]. 0 writes it before the search returns (one-shot commands).
+  // Reads that show access counts (get, list, export, stats, history)
+  // write what waits first, and closing the engine writes the rest.
+  int access_delay_ms = 1000;
   Bm25Options bm25;
   TemporalOptions temporal;
   FusionOptions fusion;

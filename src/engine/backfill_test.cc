@@ -1,7 +1,7 @@
 // The background backfill: the worker's own contract, and the engine
 // embedding missing facts behind searches from several threads, then
-// shutting down mid-step. Built and run under ThreadSanitizer by
-// `make test` (target backfill_test in the build-tsan tree).
+// shutting down mid-step. Also built and run under ThreadSanitizer by
+// `make test` (scripts/tsan.sh, in the build-tsan tree).
 #include <gtest/gtest.h>
 
 #include <atomic>

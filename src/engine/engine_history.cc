@@ -79,6 +79,7 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
 }
 
 Result<std::vector<Fact>> EngineImpl::History(const std::string& scope, const std::string& id) {
+  FlushAccess();
   std::lock_guard lock(mutex_);
   std::vector<Fact> chain;
   Status s = store_->ReadTransact([&]() -> Status {

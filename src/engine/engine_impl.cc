@@ -32,17 +32,23 @@ Status SyncAnalyzerVersion(FactStore* store) {
   });
 }
 
+// The options of every connection the engine opens to its file.
+FactStoreOptions StoreOptionsFor(const EngineOptions& opts) {
+  FactStoreOptions store_options;
+  store_options.path = opts.db_path;
+  store_options.create_if_missing = opts.create_if_missing;
+  store_options.busy_timeout_ms = opts.busy_timeout_ms;
+  store_options.on_connect = &RegisterEngramFts5;
+  return store_options;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   ENGRAM_RETURN_IF_ERROR(ValidateEngineOptions(options));
   EngineOptions opts = options;
   if (!opts.clock) opts.clock = SystemClock();
-  FactStoreOptions store_options;
-  store_options.path = opts.db_path;
-  store_options.create_if_missing = opts.create_if_missing;
-  store_options.busy_timeout_ms = opts.busy_timeout_ms;
-  store_options.on_connect = &RegisterEngramFts5;
+  const FactStoreOptions store_options = StoreOptionsFor(opts);
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FactStore> store, FactStore::Open(store_options));
   ENGRAM_RETURN_IF_ERROR(SyncAnalyzerVersion(store.get()));
   std::unique_ptr<ReaderPool> readers;
@@ -58,7 +64,11 @@ EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
       vectors_(store_->db()),
       hypotheses_(store_->db()),
       context_(store_->db()),
-      readers_(std::move(readers)) {
+      readers_(std::move(readers)),
+      access_(std::make_unique<AccessRecorder>(
+          [this](const std::vector<AccessCount>& counts, bool queued) {
+            return WriteAccess(counts, queued);
+          })) {
   // The worker exists whenever background backfill was asked for, even
   // while keyword-only: a Reload may bring an embedder. Its steps do
   // nothing without one.
@@ -68,7 +78,23 @@ EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
   }
 }
 
-EngineImpl::~EngineImpl() { worker_.reset(); }
+EngineImpl::~EngineImpl() {
+  worker_.reset();
+  access_.reset();
+}
+
+Status EngineImpl::WriteAccess(const std::vector<AccessCount>& counts, bool queued) {
+  if (!queued) {
+    std::lock_guard lock(mutex_);
+    return store_->Transact([&] { return store_->RecordAccess(counts); });
+  }
+  if (!access_store_) {
+    FactStoreOptions store_options = StoreOptionsFor(*Options());
+    store_options.create_if_missing = false;
+    ENGRAM_ASSIGN_OR_RETURN(access_store_, FactStore::Open(store_options));
+  }
+  return access_store_->Transact([&] { return access_store_->RecordAccess(counts); });
+}
 
 std::shared_ptr<const EngineOptions> EngineImpl::Options() const {
   std::lock_guard lock(options_mutex_);
@@ -247,6 +273,7 @@ Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
 }
 
 Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_prefix) {
+  FlushAccess();
   std::lock_guard lock(mutex_);
   ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(scope, id_or_prefix));
   // Named, not served, as in search (engine_search.cc).
@@ -264,18 +291,21 @@ Result<std::vector<Fact>> EngineImpl::List(const ListOptions& options) {
   visibility.now = Options()->clock->NowMillis();
   visibility.include_superseded = options.include_superseded;
   ENGRAM_ASSIGN_OR_RETURN(visibility.filter, NormalizeFilter(options.filter));
+  FlushAccess();
   std::lock_guard lock(mutex_);
   return store_->List(normalized, visibility);
 }
 
 Status EngineImpl::Export(const std::vector<std::string>& scopes,
                           const std::function<bool(const Fact&)>& sink) {
+  FlushAccess();
   std::lock_guard lock(mutex_);
   return store_->ForEach(scopes, [&](const StoredFact& f) { return sink(f.fact); });
 }
 
 Result<StoreStats> EngineImpl::Stats() {
   const std::shared_ptr<const EngineOptions> options = Options();
+  FlushAccess();
   std::lock_guard lock(mutex_);
   ENGRAM_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());

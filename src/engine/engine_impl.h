@@ -23,6 +23,7 @@
 #include "engram/engine.h"
 #include "src/context/context_store.h"
 #include "src/context/context_sync.h"
+#include "src/engine/access_recorder.h"
 #include "src/engine/backfill_worker.h"
 #include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
@@ -90,6 +91,15 @@ class EngineImpl final : public Engine {
   Result<int64_t> ForgetLocked(const std::string& scope, std::vector<StoredFact> doomed,
                                ForgetHistory history);
 
+  // AccessRecorder's Write: a search's own write (no delay) on the store's
+  // connection under mutex_; queued batches on access_store_, so that
+  // waiting for another process's write lock holds no lock a search takes.
+  Status WriteAccess(const std::vector<AccessCount>& counts, bool queued);
+  // Writes the access counts that searches queued, so a read that shows
+  // them sees every search that returned before it. A failure leaves them
+  // queued, and the next search reports it. The caller must not hold mutex_.
+  void FlushAccess() { (void)access_->Flush(); }
+
   // The options in force: every call takes one snapshot when it starts and
   // uses it throughout, so a Reload never changes options under it.
   std::shared_ptr<const EngineOptions> Options() const;
@@ -153,11 +163,12 @@ class EngineImpl final : public Engine {
                                         const SearchOptions& search, SearchResponse response,
                                         Served* served);
   // After the snapshot: pokes the backfill worker when a vector was
-  // missing, and records the access of the `served` facts (indexes into
-  // `facts`), counting it in them too; a failed write is a warning.
-  void RecordAccessAndPoke(const SearchOptions& search, Timestamp now, bool missing_vectors,
-                           const std::vector<size_t>& served, std::vector<StoredFact>* facts,
-                           SearchResponse* response);
+  // missing, and hands the access of the `served` facts (indexes into
+  // `facts`) to access_, counting it in them too; a failed write, and one
+  // the recorder's thread met since the last search, is a warning.
+  void RecordAccessAndPoke(const EngineOptions& options, const SearchOptions& search, Timestamp now,
+                           bool missing_vectors, const std::vector<size_t>& served,
+                           std::vector<StoredFact>* facts, SearchResponse* response);
   // Pseudo-relevance feedback for one search (engine_feedback.cc): a first
   // pass of `query`, whose top facts expand its lexical terms and move its
   // vector. Never fails: problems land in response->hyde.fallbacks.
@@ -261,6 +272,13 @@ class EngineImpl final : public Engine {
   std::shared_ptr<VectorCache> cache_;
   std::unique_ptr<ReaderPool> readers_;  // null when options.readers is 0
   std::mutex mutex_;
+  // The connection queued access counts are written on, opened on the
+  // first; used only in access_'s writes, which it serialises.
+  std::unique_ptr<FactStore> access_store_;
+  // Searches' access counts, written in batches; the reads that show
+  // access counts Flush it first. Destroyed (writing what waits) before
+  // anything it uses.
+  std::unique_ptr<AccessRecorder> access_;
   // Last: stopped and joined before anything it uses is destroyed.
   std::unique_ptr<BackfillWorker> worker_;
 };

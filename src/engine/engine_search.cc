@@ -600,26 +600,32 @@ void MakeHits(SearchState* s, const std::vector<size_t>& served, SearchResponse*
 
 }  // namespace
 
-void EngineImpl::RecordAccessAndPoke(const SearchOptions& options, Timestamp now,
-                                     bool missing_vectors, const std::vector<size_t>& served,
+void EngineImpl::RecordAccessAndPoke(const EngineOptions& opts, const SearchOptions& options,
+                                     Timestamp now, bool missing_vectors,
+                                     const std::vector<size_t>& served,
                                      std::vector<StoredFact>* facts, SearchResponse* response) {
-  // Only the backfill poke and the access bookkeeping take the engine's lock.
-  std::lock_guard lock(mutex_);
-  if (missing_vectors && worker_) worker_->Poke();  // under mutex_: Reload may create it
+  if (missing_vectors) {
+    std::lock_guard lock(mutex_);
+    if (worker_) worker_->Poke();  // under mutex_: Reload may create it
+  }
   if (!options.record_access || served.empty()) return;
-  std::vector<int64_t> rowids;
-  rowids.reserve(served.size());
-  for (size_t i : served) rowids.push_back((*facts)[i].rowid);
-  Status s = store_->Transact([&] { return store_->RecordAccess(rowids, now); });
+  // Queued for the recorder's thread (the search does not wait for it), or
+  // written now with no delay.
+  std::vector<AccessRecorder::Served> accessed;
+  accessed.reserve(served.size());
+  for (size_t i : served) accessed.push_back({(*facts)[i].rowid, (*facts)[i].fact.id});
+  const Status s = access_->Record(accessed, now, opts.access_delay_ms);
   if (!s.ok()) {
     // The ranking stands; only the bookkeeping failed (e.g. an import holds
     // the write lock, or the file is read-only).
     response->warnings.push_back("access not recorded: " + s.message());
-    return;
   }
-  for (StoredFact& f : *facts) {
-    ++f.fact.access_count;
-    f.fact.last_accessed = now;
+  if (std::optional<std::string> problem = access_->TakeProblem()) {
+    response->warnings.push_back(std::move(*problem));
+  }
+  for (size_t i : served) {
+    ++(*facts)[i].fact.access_count;
+    (*facts)[i].fact.last_accessed = now;
   }
 }
 
@@ -660,7 +666,8 @@ Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
 
   // The hits served, their access recorded.
   const std::vector<size_t> served = ServableFacts(s, &response.warnings);
-  RecordAccessAndPoke(options, s.visibility.now, s.missing_vectors, served, &s.facts, &response);
+  RecordAccessAndPoke(opts, options, s.visibility.now, s.missing_vectors, served, &s.facts,
+                      &response);
   if (served_out != nullptr) {
     served_out->rowids.clear();
     for (size_t i : served) served_out->rowids.push_back(s.facts[i].rowid);

@@ -140,6 +140,9 @@ Status ValidateEngineOptions(const EngineOptions& o) {
     return InvalidArgument("engine: options: hyde.max_tokens outside [16, 2048]");
   }
   if (o.readers > 64) return InvalidArgument("engine: options: readers outside [0, 64]");
+  if (o.access_delay_ms < 0 || o.access_delay_ms > 60000) {
+    return InvalidArgument("engine: options: access_delay_ms outside [0, 60000]");
+  }
   const ContextOptions& c = o.context;
   if (c.chunk_bytes < 64 || c.chunk_bytes > 65536) {
     return InvalidArgument("engine: options: context.chunk_bytes outside [64, 65536]");

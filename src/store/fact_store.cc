@@ -631,14 +631,16 @@ Result<std::vector<StoredFact>> FactStore::SupersededBy(const std::string& scope
   return ReadFacts(&s);
 }
 
-Status FactStore::RecordAccess(const std::vector<int64_t>& rowids, Timestamp now) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("UPDATE facts SET access_count = access_count + 1, last_accessed = ?1 "
-                   "WHERE rowid = ?2"));
-  for (int64_t rowid : rowids) {
-    s.BindInt(1, now);
-    s.BindInt(2, rowid);
+Status FactStore::RecordAccess(const std::vector<AccessCount>& counts) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("UPDATE facts SET access_count = access_count + ?1, "
+                                       "last_accessed = max(last_accessed, ?2) "
+                                       "WHERE rowid = ?3 AND id = ?4"));
+  for (const AccessCount& c : counts) {
+    s.BindInt(1, c.count);
+    s.BindInt(2, c.last);
+    s.BindInt(3, c.rowid);
+    s.BindText(4, c.id);
     ENGRAM_RETURN_IF_ERROR(s.Run());
   }
   return Status::OK();

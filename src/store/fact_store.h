@@ -27,6 +27,15 @@
 
 namespace engram {
 
+// Accesses of one fact by searches, merged: `count` of them, the latest at
+// `last`. The row and the id together name the fact.
+struct AccessCount {
+  int64_t rowid = 0;
+  std::string id;
+  int64_t count = 0;
+  Timestamp last = 0;
+};
+
 struct FactStoreOptions {
   std::string path;               // database file
   bool create_if_missing = true;  // create the file and its directory
@@ -169,8 +178,10 @@ class FactStore {
   // Facts of `scope` that `id` superseded directly.
   Result<std::vector<StoredFact>> SupersededBy(const std::string& scope, const std::string& id);
 
-  // Bumps access_count and sets last_accessed = now. Run inside Transact().
-  Status RecordAccess(const std::vector<int64_t>& rowids, Timestamp now);
+  // Adds each count to its fact's access_count and moves last_accessed
+  // up to its time (never back); a count whose row no longer holds the
+  // fact it names is skipped. Run inside Transact().
+  Status RecordAccess(const std::vector<AccessCount>& counts);
 
   Result<StoreStats> Stats();
 

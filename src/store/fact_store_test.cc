@@ -77,7 +77,11 @@ TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   Put(Row("Prefers tabs", "default", {"style"}));
   auto got = store_->Get("default", FactId("Prefers tabs"));
   ASSERT_TRUE(got.ok());
-  ASSERT_TRUE(store_->Transact([&] { return store_->RecordAccess({got->rowid}, 5000); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] {
+              return store_->RecordAccess({{got->rowid, got->fact.id, 1, 5000}});
+            })
+          .ok());
   ASSERT_TRUE(
       store_->Transact([&] {
               return store_->UpdateTags(got->rowid, {"go", "style"}, 9000, 2);
@@ -89,6 +93,28 @@ TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   EXPECT_EQ(f.access_count, 1);
   EXPECT_EQ(f.last_accessed, 5000);
   EXPECT_EQ(store_->Stats()->facts, 1);
+}
+
+// Merged counts add up, the time never moves back, and a count whose row
+// holds another fact now (its own was removed and the row reused) is
+// skipped.
+TEST_F(FactStoreTest, RecordAccessAddsMergedCountsToTheFactItNames) {
+  Put(Row("Prefers tabs"));
+  const StoredFact tabs = *store_->Get("default", FactId("Prefers tabs"));
+  ASSERT_TRUE(
+      store_->Transact([&] {
+              return store_->RecordAccess({{tabs.rowid, tabs.fact.id, 3, 7000}});
+            })
+          .ok());
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->RecordAccess(
+                        {{tabs.rowid, tabs.fact.id, 2, 6000}, {tabs.rowid, "not-its-id", 5, 9000}});
+                  })
+                  .ok());
+  const Fact f = store_->Get("default", FactId("Prefers tabs"))->fact;
+  EXPECT_EQ(f.access_count, 5);
+  EXPECT_EQ(f.last_accessed, 7000);
 }
 
 TEST_F(FactStoreTest, InsertingTheSameScopeAndIdTwiceFails) {
@@ -187,7 +213,11 @@ TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
   const int64_t three = store_->Get("a", FactId("three"))->rowid;
   ASSERT_TRUE(store_->Transact([&] { return store_->UpdateTags(three, {"k"}, 2000, 1); }).ok());
   expect_in_step("a tag update", "a:2,12,2,1;b:1,4,1,0;");
-  ASSERT_TRUE(store_->Transact([&] { return store_->RecordAccess({three}, 3000); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] {
+              return store_->RecordAccess({{three, FactId("three"), 1, 3000}});
+            })
+          .ok());
   expect_in_step("an access", "a:2,12,2,1;b:1,4,1,0;");
   ASSERT_TRUE(store_->Transact([&] { return store_->DeleteTag("a", "tmp").status(); }).ok());
   expect_in_step("a delete by tag", "a:1,5,1,1;b:1,4,1,0;");

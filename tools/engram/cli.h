@@ -55,9 +55,10 @@ class Cli {
   // The same with a configuration already resolved (flags applied).
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Settings for a command that runs once and exits (every one that opens
-  // an engine through OpenEngine, and embed): it maps the model and reads a
-  // large scope's vectors from its snapshot. The servers load theirs in
-  // serving.cc, read the model whole and keep vectors in memory.
+  // an engine through OpenEngine, and embed): it maps the model, reads a
+  // large scope's vectors from its snapshot and writes a search's access
+  // counts before it returns. The servers load theirs in serving.cc, read
+  // the model whole, keep vectors in memory and batch access counts.
   static void ForOneShot(ResolvedConfig* config);
   // Prints "engram: <message>" and returns the exit code for `status`.
   int Fail(const Status& status);
