@@ -4,6 +4,7 @@
 # hold them, then runs each target with a filter naming its threaded tests.
 # A name in a filter that matches no test (a test renamed or gone) is an
 # error, so no test drops out unseen. Stops at the first race or failure.
+# scripts/tsan.supp lists what is suppressed, and why.
 #
 # Usage: scripts/tsan.sh BUILD_DIR [JOBS]
 set -euo pipefail
@@ -20,7 +21,7 @@ threaded=(
   "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"
   "src/llm llm_test */RemoteLlmTest.ConcurrentCallsEachGetTheirOwnAnswer/*"
-  "src/engine engine_test SemanticTest.SearchesRunBesideWritesAndSeeWholeFacts:HydeEngineTest.SearchesDuringReloadsNeverFail"
+  "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:HydeEngineTest.SearchesDuringReloadsNeverFail"
   "src/engine backfill_test *"
   "src/engine access_recorder_test *"
   "src/server server_test HttpServerAuthTest.AnotherAddressNeedsTheTokenOnEveryRequest:HttpServerReloadTest.SwitchingProviderMidRunFailsNoRequest:HttpServerStopTest.StopLetsARequestInFlightFinish"
@@ -33,7 +34,7 @@ for entry in "${threaded[@]}"; do
 done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
-export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 for entry in "${threaded[@]}"; do
   read -r dir target filter <<< "$entry"
   binary="$build/$dir/$target"

@@ -79,6 +79,18 @@ class SemanticTest : public ::testing::Test {
     return testing::SearchForTest(engine, query, o);
   }
 
+  // The files with `extension` (".hnsw", ".flat") that the vector indexes
+  // saved beside the database; none if the directory is not there yet.
+  std::vector<std::filesystem::path> IndexFiles(const std::string& extension) const {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
+    for (const auto& f : std::filesystem::directory_iterator(index_dir, ec)) {
+      if (f.path().extension() == extension) files.push_back(f.path());
+    }
+    return files;
+  }
+
   testing::TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
 };
@@ -487,11 +499,7 @@ TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
   EXPECT_GE(static_cast<double>(found) / static_cast<double>(wanted), 0.95);
 
   // The index was saved beside the database.
-  const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
-  std::vector<std::filesystem::path> files;
-  for (const auto& f : std::filesystem::directory_iterator(index_dir)) {
-    if (f.path().extension() == ".hnsw") files.push_back(f.path());
-  }
+  const std::vector<std::filesystem::path> files = IndexFiles(".hnsw");
   ASSERT_EQ(files.size(), 1u);
   const auto saved_at = std::filesystem::last_write_time(files[0]);
 
@@ -560,15 +568,7 @@ TEST_F(SemanticTest, AFlatSnapshotServesLargeExactScopesAndFollowsTheStore) {
   const auto agrees = [&](Engine& engine) {
     for (const std::string& q : queries) EXPECT_EQ(ranked(engine, q), ranked(*reference, q)) << q;
   };
-  const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
-  const auto snapshot_files = [&] {
-    std::vector<std::filesystem::path> files;
-    std::error_code ec;
-    for (const auto& f : std::filesystem::directory_iterator(index_dir, ec)) {
-      if (f.path().extension() == ".flat") files.push_back(f.path());
-    }
-    return files;
-  };
+  const auto snapshot_files = [&] { return IndexFiles(".flat"); };
 
   auto first = Open(embedder, snapshots);
   agrees(*first);
@@ -632,9 +632,22 @@ TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
 // Searches read on connections of their own and scan the vector cache under
 // a View, beside each other and beside writes. Whatever they overlap with,
 // every search succeeds and returns whole, distinct, live facts; once the
-// writes stop, the store and the cache agree with what was written.
-TEST_F(SemanticTest, SearchesRunBesideWritesAndSeeWholeFacts) {
-  auto engine = Open(std::make_shared<HashEmbedder>(64));
+// writes stop, the store and the cache agree with what was written. Run on
+// a flat scope and on an HNSW one (hnsw_threshold 16), whose every sync
+// updates the graph and saves its file while searches wait for their View.
+class SemanticConcurrencyTest : public SemanticTest,
+                                public ::testing::WithParamInterface<size_t> {};
+
+INSTANTIATE_TEST_SUITE_P(FlatAndHnsw, SemanticConcurrencyTest,
+                         ::testing::Values(size_t{1000000}, size_t{16}),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return info.param == 16 ? std::string("Hnsw") : std::string("Flat");
+                         });
+
+TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
+  VectorOptions vector;
+  vector.hnsw_threshold = GetParam();
+  auto engine = Open(std::make_shared<HashEmbedder>(64), vector);
   std::vector<std::string> seeded;
   for (int i = 0; i < 60; ++i) {
     seeded.push_back(Add(*engine, "seeded fact " + std::to_string(i) + " about postgres"));
@@ -694,6 +707,9 @@ TEST_F(SemanticTest, SearchesRunBesideWritesAndSeeWholeFacts) {
   const SearchResponse forgotten =
       Search(*engine, "seeded fact 0 about postgres", FusionMode::kBlended, 100);
   for (const SearchHit& h : forgotten.hits) EXPECT_NE(h.fact.id, seeded[0]);
+  if (GetParam() == 16) {
+    EXPECT_EQ(IndexFiles(".hnsw").size(), 1u) << "the HNSW scope was saved";
+  }
 }
 
 // Reading on pooled connections changes nothing in the results: the same

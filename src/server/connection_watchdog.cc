@@ -80,6 +80,14 @@ std::vector<Socket> AcceptedSockets(int listen_fd, int port) {
   return out;
 }
 
+// Shuts `s` down if its descriptor still holds that socket (the serving
+// thread may have closed it, and a new one taken its number). True if shut.
+bool ShutdownIfStillHeld(const Socket& s) {
+  struct stat st {};
+  if (fstat(s.fd, &st) != 0 || st.st_ino != s.inode) return false;
+  return shutdown(s.fd, SHUT_RDWR) == 0;
+}
+
 }  // namespace
 
 std::vector<size_t> ConnectionsToClose(const std::vector<WatchedConnection>& connections,
@@ -206,13 +214,10 @@ void ConnectionWatchdog::ScanOnce() {
   }
   first_seen_ = std::move(seen);
 
-  // Cut: shutdown, after checking the descriptor still holds that socket
-  // (the serving thread may have closed it, and a new one taken its number).
+  // Cut: shutdown each socket to close that its descriptor still holds.
   const size_t queued = queued_ ? queued_() : 0;
   for (size_t i : ConnectionsToClose(connections, Clock::now(), queued, options_)) {
-    struct stat st {};
-    if (fstat(sockets[i].fd, &st) != 0 || st.st_ino != sockets[i].inode) continue;
-    if (shutdown(sockets[i].fd, SHUT_RDWR) == 0) closed_.fetch_add(1);
+    if (ShutdownIfStillHeld(sockets[i])) closed_.fetch_add(1);
   }
 }
 
