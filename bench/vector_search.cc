@@ -1,7 +1,8 @@
 // Vector search speed and recall, side by side in one run on the same
 // vectors: our FlatIndex against FAISS IndexFlatIP (exact), our HnswIndex
 // against raw hnswlib HierarchicalNSW with its InnerProductSpace
-// (approximate).
+// (approximate), and the bandwidth limit of an exact scan: one core
+// reading the same number of bytes and doing nothing else with them.
 //
 // For each data set and size n it generates n unit vectors of --dim and
 // --queries query vectors from the same distribution (fixed seeds), then per
@@ -12,7 +13,12 @@
 //    (all its threads), which other programs on the machine disturb less;
 //  - recall@k against the exact top-k (our FlatIndex, whose results are
 //    checked against FAISS in the same run);
-//  - memory: heap bytes of the index / n; file: saved size / n (HNSW).
+//  - memory: heap bytes of the index / n; file: saved size / n (HNSW);
+//  - vs read: CPU p50 over that of "memory read", a single-core pass that
+//    sums the n vectors' floats (the least one core can spend reading them),
+//    timed in the same interleaved loop; the exact engines' rows show it.
+// "engram FlatIndex int8" is FlatIndex with FlatIndexOptions::int8_scan
+// (--int8-rescore-factor and --int8-rescore-min set its candidates).
 // Exact engines run once per --threads value: FlatIndexOptions::threads and
 // omp_set_num_threads are set alike (FAISS 1.7 parallelises a search over
 // its queries, so one query uses one thread whatever the setting).
@@ -26,6 +32,7 @@
 // Output: tab-separated rows with a header line (bench/vector_search.sh
 // turns them into a Markdown table); progress and notes go to stderr. Not a
 // test: nothing here passes or fails on speed.
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -73,8 +80,11 @@ struct BenchOptions {
   size_t ef_construction = 200;                       // HNSW build candidate list (both engines)
   size_t ef = 128;                                    // HNSW search candidate list (both engines)
   std::vector<size_t> ef_sweep = {32, 64, 256, 512};  // more ef values to measure
-  std::vector<std::string> engines = {"flat", "faiss", "hnsw", "hnswlib"};  // which to run
+  std::vector<std::string> engines = {"read", "flat", "int8", "faiss", "hnsw", "hnswlib"};
   std::string dir = "/tmp";  // where the HNSW files are saved
+  // int8 engine: FlatIndexOptions' rescoring candidates, its defaults unless set.
+  size_t int8_rescore_factor = FlatIndexOptions{}.int8_rescore_factor;
+  size_t int8_rescore_min = FlatIndexOptions{}.int8_rescore_min;
 
   bool Runs(const std::string& engine) const;
 };
@@ -168,26 +178,63 @@ struct Row {
   double build_s = 0.0;
   double p50_ms = 0.0;
   double p95_ms = 0.0;
-  double cpu_p50_ms = 0.0;  // process CPU time (all threads) per query
-  double recall = 0.0;
+  double cpu_p50_ms = 0.0;    // process CPU time (all threads) per query
+  double recall = 0.0;        // < 0: the engine finds nothing (memory read)
   double memory_bytes = 0.0;  // per vector
   double file_bytes = 0.0;    // per vector; 0 = not saved
+  double vs_read = 0.0;       // cpu_p50_ms / memory read's; 0 = not measured
 };
 
 void PrintHeader() {
   std::printf(
       "data\tn\tengine\tthreads\tef\tbuild_s\tp50_ms\tp95_ms\tcpu_p50_ms\trecall\tmemory_B_per_"
-      "vector\tfile_B_per_vector\n");
+      "vector\tfile_B_per_vector\tvs_read\n");
+}
+
+std::string Fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
 }
 
 void Print(const Row& r) {
-  std::printf("%s\t%zu\t%s\t%s\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%.4f\t%.0f\t%s\n", r.data.c_str(), r.n,
-              r.engine.c_str(), r.threads.c_str(), r.ef.c_str(), r.build_s, r.p50_ms, r.p95_ms,
-              r.cpu_p50_ms, r.recall, r.memory_bytes,
-              r.file_bytes > 0 ? std::to_string(static_cast<long long>(r.file_bytes)).c_str()
-                               : "-");  // NOLINT(runtime/int)
+  std::printf("%s\t%zu\t%s\t%s\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.0f\t%s\t%s\n", r.data.c_str(),
+              r.n, r.engine.c_str(), r.threads.c_str(), r.ef.c_str(), r.build_s, r.p50_ms, r.p95_ms,
+              r.cpu_p50_ms, r.recall < 0 ? "-" : Fixed(r.recall, 4).c_str(), r.memory_bytes,
+              r.file_bytes > 0 ? Fixed(r.file_bytes, 0).c_str() : "-",
+              r.vs_read > 0 ? Fixed(r.vs_read, 2).c_str() : "-");
   std::fflush(stdout);
 }
+
+// The sum of `count` floats read in order, eight lanes at a time with four
+// independent sums: a pass as cheap as reading the bytes gets (the limit
+// an exact scan of the same rows is held to).
+float StreamSum(const float* values, size_t count) {
+#ifdef __AVX2__
+  __m256 a0 = _mm256_setzero_ps();
+  __m256 a1 = _mm256_setzero_ps();
+  __m256 a2 = _mm256_setzero_ps();
+  __m256 a3 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    a0 = _mm256_add_ps(a0, _mm256_loadu_ps(values + i));
+    a1 = _mm256_add_ps(a1, _mm256_loadu_ps(values + i + 8));
+    a2 = _mm256_add_ps(a2, _mm256_loadu_ps(values + i + 16));
+    a3 = _mm256_add_ps(a3, _mm256_loadu_ps(values + i + 24));
+  }
+  float lanes[8];
+  _mm256_storeu_ps(lanes, _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  float sum = 0.0f;
+  for (const float lane : lanes) sum += lane;
+#else
+  float sum = 0.0f;
+  size_t i = 0;
+#endif
+  for (; i < count; ++i) sum += values[i];
+  return sum;
+}
+
+constexpr char kMemoryRead[] = "memory read (1 core)";
 
 using Hits = std::vector<std::vector<int64_t>>;  // labels per query
 
@@ -241,8 +288,17 @@ void Measure(const BenchOptions& options, const Hits& truth, std::vector<Engine>
       for (const int64_t label : truth[q]) found += got.count(label);
       wanted += truth[q].size();
     }
-    row.recall = wanted == 0 ? 1.0 : static_cast<double>(found) / static_cast<double>(wanted);
-    Print(row);
+    if (row.recall >= 0) {
+      row.recall = wanted == 0 ? 1.0 : static_cast<double>(found) / static_cast<double>(wanted);
+    }
+  }
+  const auto read = std::find_if(engines->begin(), engines->end(),
+                                 [](const Engine& e) { return e.row.engine == kMemoryRead; });
+  for (Engine& engine : *engines) {
+    if (read != engines->end() && &engine != &*read && read->row.cpu_p50_ms > 0) {
+      engine.row.vs_read = engine.row.cpu_p50_ms / read->row.cpu_p50_ms;
+    }
+    Print(engine.row);
   }
 }
 
@@ -322,17 +378,41 @@ void RunSize(const BenchOptions& options, const DataSet& set, size_t n) {
   }
   std::vector<float> distances(options.k);
   std::vector<faiss::Index::idx_t> ids(options.k);
+  volatile float read_sink = 0.0f;
   for (const size_t threads : options.threads) {
     std::vector<Engine> engines;
+    if (options.Runs("read") && threads == 1) {
+      Engine engine{row(kMemoryRead, "1"), [&](size_t) {
+                      read_sink = read_sink + StreamSum(data.data(), data.size());
+                      return std::vector<int64_t>();
+                    }};
+      engine.row.recall = -1.0;
+      engine.row.memory_bytes = static_cast<double>(dim * sizeof(float));  // the bytes it reads
+      engines.push_back(std::move(engine));
+    }
     std::unique_ptr<FlatIndex> flat;
-    if (options.Runs("flat")) {
-      std::fprintf(stderr, "[%s n=%zu] flat, %zu threads\n", kind, n, threads);
+    std::unique_ptr<FlatIndex> int8;
+    for (const bool codes : {false, true}) {
+      if (!options.Runs(codes ? "int8" : "flat")) continue;
+      std::fprintf(stderr, "[%s n=%zu] %s, %zu threads\n", kind, n, codes ? "int8" : "flat",
+                   threads);
       FlatIndexOptions flat_options;
       flat_options.threads = threads;
-      Engine engine{row("engram FlatIndex", std::to_string(threads)), nullptr};
-      flat = BuildFlat(data, n, dim, flat_options, &engine.row.build_s);
-      engine.row.memory_bytes = static_cast<double>(flat->MemoryBytes()) / static_cast<double>(n);
-      engine.search = [&](size_t q) { return LabelsOf(flat->Search(query(q), options.k, -2.0f)); };
+      flat_options.int8_scan = codes;
+      flat_options.int8_rescore_factor = options.int8_rescore_factor;
+      flat_options.int8_rescore_min = options.int8_rescore_min;
+      const std::string name = codes ? "engram FlatIndex int8 (rescore max(" +
+                                           std::to_string(options.int8_rescore_factor) + "k, " +
+                                           std::to_string(options.int8_rescore_min) + "))"
+                                     : "engram FlatIndex";
+      Engine engine{row(name, std::to_string(threads)), nullptr};
+      std::unique_ptr<FlatIndex>& index = codes ? int8 : flat;
+      index = BuildFlat(data, n, dim, flat_options, &engine.row.build_s);
+      engine.row.memory_bytes = static_cast<double>(index->MemoryBytes()) / static_cast<double>(n);
+      const FlatIndex* built = index.get();
+      engine.search = [&, built](size_t q) {
+        return LabelsOf(built->Search(query(q), options.k, -2.0f));
+      };
       engines.push_back(std::move(engine));
     }
     if (faiss_index) {
@@ -465,7 +545,12 @@ int main(int argc, char** argv) {
   app.add_option("--ef", options.ef, "HNSW search candidates");
   app.add_option("--ef-sweep", options.ef_sweep, "more ef values for both HNSW engines")
       ->delimiter(',');
-  app.add_option("--engines", options.engines, "flat, faiss, hnsw, hnswlib")->delimiter(',');
+  app.add_option("--engines", options.engines, "read, flat, int8, faiss, hnsw, hnswlib")
+      ->delimiter(',');
+  app.add_option("--int8-rescore-factor", options.int8_rescore_factor,
+                 "int8 engine: candidates rescored per hit wanted");
+  app.add_option("--int8-rescore-min", options.int8_rescore_min,
+                 "int8 engine: fewest candidates rescored");
   app.add_option("--dir", options.dir, "where HNSW files are saved and removed");
   CLI11_PARSE(app, argc, argv);
   if (options.queries == 0 || options.dim == 0 || options.k == 0) {

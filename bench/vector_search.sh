@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Vector search benchmark (bench/vector_search.cc) as one Markdown table:
-# our FlatIndex vs FAISS IndexFlatIP, our HnswIndex vs raw hnswlib, on the
-# same vectors. Builds nothing; build the vector_search target in a Release
+# our FlatIndex (float and int8 scan) vs FAISS IndexFlatIP and the memory
+# bandwidth limit, our HnswIndex vs raw hnswlib, on the same vectors. Builds nothing; build the vector_search target in a Release
 # tree first.
 #
 #   bench/vector_search.sh [BUILD_DIR] [-- extra vector_search flags]
@@ -28,11 +28,13 @@ load_after=$(uptime | sed 's/.*load average: *//')
 
 echo "\`$binary ${extra[*]}\`"
 echo
-echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs));" \
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'); commit $commit; $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs));" \
   "$(grep -m1 'dot kernel' "$work/err.log"); load average before: $load_before, after: $load_after"
 echo
-echo "| data | n | engine | search threads | ef | build (s) | p50 (ms) | p95 (ms) | CPU p50 (ms) | recall@k | memory (B/vector) | file (B/vector) |"
-echo "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| data | n | engine | search threads | ef | build (s) | p50 (ms) | p95 (ms) | CPU p50 (ms) | recall@k | memory (B/vector) | file (B/vector) | CPU vs read |"
+echo "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 tail -n +2 "$work/out.tsv" | awk -F'\t' '{
-  printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
+  printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }'

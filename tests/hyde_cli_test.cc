@@ -254,6 +254,13 @@ TEST(HydeCliTest, ConfigShowsTheQualityBlockWithSources) {
   has("vector provider     local:use-lite-en:512  (flat index)");
   has("vector entries      1  (0 fact(s) without one)");
   EXPECT_EQ(r.out.find(kApiKey), std::string::npos);
+
+  cli.SetEnv("ENGRAM_VECTOR_INT8_SCAN", "true");
+  const auto int8 = cli.Run({"config"});
+  ASSERT_EQ(int8.exit_code, 0) << int8.err;
+  EXPECT_NE(int8.out.find("vector provider     local:use-lite-en:512  (flat, int8 scan index)"),
+            std::string::npos)
+      << int8.out;
 }
 
 }  // namespace

@@ -269,6 +269,8 @@ const std::vector<KeyDef>& Keys() {
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.vector.hnsw_threshold = std::stoul(v);
        }},
+      ENGRAM_BOOL_KEY("vector.int8_scan", engine.vector.int8_scan,
+                      "scan exact scopes by int8 codes, then rescore the best exactly"),
       {"vector.backfill_batch_max", KeyType::kInt, 1, 100000,
        "most facts embedded in the background after one search",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.backfill_batch_max); },

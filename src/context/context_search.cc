@@ -52,8 +52,12 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
   for (size_t i = 0; i < bm25.size(); ++i) candidate(matches.rowids[i]).lexical = bm25[i];
 
   if (!vector.vector.empty()) {
+    // Built for this one search: scanned on this thread, from its first row.
+    FlatIndexOptions one_thread;
+    one_thread.threads = 1;
+    one_thread.parallel_min_rows = 0;
     const std::unique_ptr<VectorIndex> index =
-        NewExactIndex(vector.vector.size(), vector.max_windows, 0, FlatIndexOptions{1, 0});
+        NewExactIndex(vector.vector.size(), vector.max_windows, 0, one_thread);
     Status upserted = Status::OK();
     ENGRAM_RETURN_IF_ERROR(store->ForEachVector(attachment_ids, vector.space_id,
                                                 vector.vector.size(), vector.max_windows,

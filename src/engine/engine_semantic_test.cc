@@ -751,5 +751,41 @@ TEST_F(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
   EXPECT_FALSE(rankings[0][0].empty());
 }
 
+// vector.int8_scan changes how a scope is scanned, not what a search
+// returns: on 400 facts (the int8 pass keeps 40 of them for exact scoring)
+// every mode ranks and scores as the float scan does.
+TEST_F(SemanticTest, Int8ScanRanksAndScoresAsTheFloatScan) {
+  const auto embedder = std::make_shared<HashEmbedder>(64);
+  {
+    auto engine = Open(embedder);
+    for (int i = 0; i < 400; ++i) {
+      Add(*engine, "note " + std::to_string(i) + " about " +
+                       (i % 5 == 0   ? "postgres tuning"
+                        : i % 5 == 1 ? "desk lamps"
+                                     : "travel"));
+    }
+  }
+  const std::vector<std::string> queries = {"postgres tuning", "lamps for a desk", "note 7 travel"};
+  std::vector<std::vector<std::pair<std::string, double>>> rankings[2];
+  for (const bool int8 : {false, true}) {
+    VectorOptions vector;
+    vector.int8_scan = int8;
+    auto engine = Open(embedder, vector);
+    for (const std::string& q : queries) {
+      for (FusionMode mode : {FusionMode::kBlended, FusionMode::kSemantic}) {
+        const SearchResponse r = Search(*engine, q, mode);
+        std::vector<std::pair<std::string, double>> ranking;
+        for (const SearchHit& h : r.hits) ranking.emplace_back(h.fact.id, h.score);
+        rankings[int8 ? 1 : 0].push_back(std::move(ranking));
+      }
+    }
+  }
+  ASSERT_EQ(rankings[0].size(), rankings[1].size());
+  for (size_t i = 0; i < rankings[0].size(); ++i) {
+    EXPECT_FALSE(rankings[0][i].empty());
+    EXPECT_EQ(rankings[0][i], rankings[1][i]) << "query " << queries[i / 2] << ", mode " << i % 2;
+  }
+}
+
 }  // namespace
 }  // namespace engram

@@ -79,6 +79,12 @@ void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry
   if (saved.ok()) entry->since_snapshot = 0;
 }
 
+FlatIndexOptions VectorCache::ExactIndexOptions() const {
+  FlatIndexOptions options;
+  options.int8_scan = options_.int8_scan;
+  return options;
+}
+
 size_t VectorCache::HnswThreshold() const {
   return max_windows_ > 1 ? SIZE_MAX : options_.hnsw_threshold;
 }
@@ -116,7 +122,7 @@ Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs
     hnsw_options.initial_capacity = std::max<size_t>(refs.size(), 1024);
     ENGRAM_ASSIGN_OR_RETURN(entry->index, HnswIndex::Create(dimension_, hnsw_options));
   } else {
-    entry->index = NewExactIndex(dimension_, max_windows_, refs.size());
+    entry->index = NewExactIndex(dimension_, max_windows_, refs.size(), ExactIndexOptions());
   }
   std::vector<int64_t> ids;
   ids.reserve(refs.size());
@@ -183,7 +189,7 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     const size_t expected = static_cast<size_t>(std::max<int64_t>(count, 0));
     const size_t threshold = HnswThreshold();
     std::unique_ptr<VectorIndex> flat =
-        NewExactIndex(dimension_, max_windows_, std::min(expected, threshold));
+        NewExactIndex(dimension_, max_windows_, std::min(expected, threshold), ExactIndexOptions());
     std::vector<VectorRef> refs;
     refs.reserve(expected);
     std::vector<Unusable> unusable;

@@ -53,6 +53,7 @@
 #include "engram/status.h"
 #include "src/common/rw_lock.h"
 #include "src/store/vector_store.h"
+#include "src/vindex/flat_index.h"
 #include "src/vindex/vector_index.h"
 
 namespace engram {
@@ -185,6 +186,8 @@ class VectorCache {
   // Vectors from which a scope is an HnswIndex; SIZE_MAX (never) in a
   // windowed space.
   size_t HnswThreshold() const;
+  // The options of an exactly searched scope's FlatIndex.
+  FlatIndexOptions ExactIndexOptions() const;
   std::string Stamp(const std::string& scope) const;
 
   int64_t space_id_;

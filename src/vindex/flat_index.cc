@@ -1,6 +1,7 @@
 #include "src/vindex/flat_index.h"
 
 #include <algorithm>
+#include <array>
 #include <system_error>
 #include <thread>
 
@@ -13,6 +14,9 @@ namespace {
 
 // Each thread of a parallel search gets at least this many rows.
 constexpr size_t kMinRowsPerThread = 4096;
+
+// Rows whose code sums ScanCodes takes per DotRowsInt8 call.
+constexpr size_t kCodeBlockRows = 256;
 
 }  // namespace
 
@@ -47,7 +51,36 @@ Status FlatIndex::Upsert(int64_t label, std::span<const float> vector) {
     labels_.push_back(label);
     row_of_.emplace(label, row);
   }
+  if (KeepsCodes()) {
+    codes_.resize(labels_.size() * dimension_);
+    code_scales_.resize(labels_.size());
+    code_scales_[row] =
+        QuantizeInt8(std::span<const float>(rows_.data() + (row * dimension_), dimension_),
+                     codes_.data() + (row * dimension_));
+  }
   return Status::OK();
+}
+
+bool FlatIndex::KeepsCodes() const { return options_.int8_scan && dimension_ <= kMaxInt8Dimension; }
+
+void FlatIndex::MoveRow(size_t from, size_t to) {
+  std::copy_n(rows_.begin() + static_cast<std::ptrdiff_t>(from * dimension_), dimension_,
+              rows_.begin() + static_cast<std::ptrdiff_t>(to * dimension_));
+  labels_[to] = labels_[from];
+  if (KeepsCodes()) {
+    std::copy_n(codes_.begin() + static_cast<std::ptrdiff_t>(from * dimension_), dimension_,
+                codes_.begin() + static_cast<std::ptrdiff_t>(to * dimension_));
+    code_scales_[to] = code_scales_[from];
+  }
+}
+
+void FlatIndex::Truncate(size_t rows) {
+  labels_.resize(rows);
+  rows_.resize(rows * dimension_);
+  if (KeepsCodes()) {
+    codes_.resize(rows * dimension_);
+    code_scales_.resize(rows);
+  }
 }
 
 bool FlatIndex::Remove(int64_t label) {
@@ -57,13 +90,10 @@ bool FlatIndex::Remove(int64_t label) {
   const size_t last = labels_.size() - 1;
   row_of_.erase(found);
   if (row != last) {
-    std::copy(rows_.begin() + (last * dimension_), rows_.begin() + ((last + 1) * dimension_),
-              rows_.begin() + (row * dimension_));
-    labels_[row] = labels_[last];
+    MoveRow(last, row);
     row_of_[labels_[row]] = row;
   }
-  labels_.pop_back();
-  rows_.resize(labels_.size() * dimension_);
+  Truncate(last);
   return true;
 }
 
@@ -77,16 +107,13 @@ size_t FlatIndex::Prune(const std::function<bool(int64_t)>& keep) {
       continue;
     }
     if (kept != row) {
-      std::copy(rows_.begin() + (row * dimension_), rows_.begin() + ((row + 1) * dimension_),
-                rows_.begin() + (kept * dimension_));
-      labels_[kept] = label;
+      MoveRow(row, kept);
       row_of_[label] = kept;
     }
     ++kept;
   }
   const size_t removed = labels_.size() - kept;
-  labels_.resize(kept);
-  rows_.resize(kept * dimension_);
+  Truncate(kept);
   return removed;
 }
 
@@ -104,6 +131,33 @@ void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k,
                /*skip=*/nullptr, heap, row_scores);
 }
 
+void FlatIndex::ScanCodes(const float* query, const int16_t* query_codes, float query_scale,
+                          size_t begin, size_t end, size_t k, float min_score,
+                          std::vector<ScoredLabel>* heap) const {
+  // Phase 1: the best `keep` rows by approximate score (a candidate's
+  // `label` holds its row).
+  const size_t keep = std::max(options_.int8_rescore_factor * k, options_.int8_rescore_min);
+  std::vector<ScoredLabel> candidates;
+  candidates.reserve(keep);
+  std::array<int32_t, kCodeBlockRows> sums{};
+  for (size_t block = begin; block < end; block += kCodeBlockRows) {
+    const size_t count = std::min(kCodeBlockRows, end - block);
+    DotRowsInt8(query_codes, codes_.data() + (block * dimension_), count, dimension_, sums.data());
+    for (size_t i = 0; i < count; ++i) {
+      const float approximate = static_cast<float>(sums[i]) * code_scales_[block + i] * query_scale;
+      if (candidates.size() == keep && approximate < candidates.front().score) continue;
+      OfferHit({static_cast<int64_t>(block + i), approximate}, keep, &candidates);
+    }
+  }
+  // Phase 2: the candidates scored exactly, as ScanRows scores every row.
+  heap->reserve(k);
+  for (const ScoredLabel& candidate : candidates) {
+    const auto row = static_cast<size_t>(candidate.label);
+    const float score = Dot(query, rows_.data() + (row * dimension_), dimension_);
+    if (score >= min_score) OfferHit({labels_[row], score}, k, heap);
+  }
+}
+
 Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query, size_t k,
                                                    float min_score) const {
   return Scan(query, k, min_score, nullptr);
@@ -112,6 +166,8 @@ Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query,
 Result<std::vector<ScoredLabel>> FlatIndex::SearchAndScore(
     std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,
     std::vector<std::optional<float>>* scores) const {
+  // The code scan scores few rows exactly: the labels are scored one by one.
+  if (KeepsCodes()) return VectorIndex::SearchAndScore(query, k, min_score, labels, scores);
   std::vector<float> row_scores(labels_.size());
   // k == 0 still scans: the labels want their scores.
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> hits,
@@ -134,9 +190,25 @@ Result<std::vector<ScoredLabel>> FlatIndex::Scan(std::span<const float> query, s
   const size_t rows = labels_.size();
   if (k == 0 || rows == 0) return hits;
 
+  // Each slice of rows is scanned in float, or by its codes when the index
+  // keeps them (then row_scores is null: SearchAndScore does not ask).
+  std::vector<int16_t> query_codes;
+  float query_scale = 0.0f;
+  if (KeepsCodes()) {
+    query_codes.resize(dimension_);
+    query_scale = QuantizeQueryCodes(query, query_codes.data());
+  }
+  const auto scan = [&](size_t begin, size_t end, std::vector<ScoredLabel>* heap) {
+    if (query_codes.empty()) {
+      ScanRows(query.data(), begin, end, k, min_score, heap, row_scores);
+    } else {
+      ScanCodes(query.data(), query_codes.data(), query_scale, begin, end, k, min_score, heap);
+    }
+  };
+
   const size_t threads = SearchThreads();
   if (threads == 1) {
-    ScanRows(query.data(), 0, rows, k, min_score, &hits, row_scores);
+    scan(0, rows, &hits);
     SortHits(k, &hits);
     return hits;
   }
@@ -151,15 +223,13 @@ Result<std::vector<ScoredLabel>> FlatIndex::Scan(std::span<const float> query, s
     const size_t begin = slice_begin(i);
     const size_t end = slice_begin(i + 1);
     try {
-      workers.emplace_back([this, &query, &heaps, i, begin, end, k, min_score, row_scores] {
-        ScanRows(query.data(), begin, end, k, min_score, &heaps[i], row_scores);
-      });
+      workers.emplace_back([&scan, &heaps, i, begin, end] { scan(begin, end, &heaps[i]); });
     } catch (const std::system_error&) {
       // No thread to be had: scan this slice here instead.
-      ScanRows(query.data(), begin, end, k, min_score, &heaps[i], row_scores);
+      scan(begin, end, &heaps[i]);
     }
   }
-  ScanRows(query.data(), 0, slice_begin(1), k, min_score, &heaps[0], row_scores);
+  scan(0, slice_begin(1), &heaps[0]);
   for (std::thread& worker : workers) worker.join();
 
   for (const std::vector<ScoredLabel>& heap : heaps)
@@ -191,6 +261,10 @@ void FlatIndex::Reserve(size_t rows) {
   rows_.reserve(rows * dimension_);
   labels_.reserve(rows);
   row_of_.reserve(rows);
+  if (KeepsCodes()) {
+    codes_.reserve(rows * dimension_);
+    code_scales_.reserve(rows);
+  }
 }
 
 size_t FlatIndex::MemoryBytes() const {
@@ -198,7 +272,8 @@ size_t FlatIndex::MemoryBytes() const {
   // one pointer.
   constexpr size_t kMapNodeBytes = sizeof(std::pair<const int64_t, size_t>) + sizeof(void*);
   return (rows_.capacity() * sizeof(float)) + (labels_.capacity() * sizeof(int64_t)) +
-         (row_of_.size() * kMapNodeBytes) + (row_of_.bucket_count() * sizeof(void*));
+         (row_of_.size() * kMapNodeBytes) + (row_of_.bucket_count() * sizeof(void*)) +
+         codes_.capacity() + (code_scales_.capacity() * sizeof(float));
 }
 
 }  // namespace engram

@@ -4,7 +4,7 @@
 // Storage is one contiguous float32 array of rows, `dimension` floats each,
 // plus a row -> label array and a label -> row map. Remove moves the last
 // row into the hole, so rows stay dense. A search computes the dot product
-// with every row (SIMD, two rows per pass; see vector_math.h) and keeps the
+// with every row (SIMD, row after row; see vector_math.h) and keeps the
 // best k in a size-k heap: O(n d + n log k). Large indexes are scanned by
 // several threads, each over its own slice of rows; the slices' heaps are
 // merged under the same total order (score desc, label asc), so the result
@@ -13,6 +13,13 @@
 // Scores are the exact float dot product as computed by Dot(): Score() and
 // Search() agree bit for bit, and HnswIndex gives the same score for the
 // same vector. SearchAndScore takes the labels' scores from the scan itself.
+//
+// With int8_scan, each row also keeps int8 codes (vector_math.h), a quarter
+// of its bytes, and a search first scans the codes, keeping the best
+// candidates by approximate score, then scores those exactly from the
+// float rows: the hits and their scores are exact, and a true hit is missed
+// only when the codes rank it below every kept candidate (recall measured
+// in bench/RESULTS-vector.md). It costs a quarter more memory.
 //
 // Thread-safety: as VectorIndex. Search() may start threads of its own
 // (FlatIndexOptions); it joins them before it returns.
@@ -40,6 +47,16 @@ struct FlatIndexOptions {
   // scanning that many rows of 512 floats; smaller scans often run from
   // cache and gain little.
   size_t parallel_min_rows = 32768;
+  // Scan int8 codes first and rescore the best candidates exactly (see
+  // above). Default false: every row is scored in float. Ignored above
+  // kMaxInt8Dimension.
+  bool int8_scan = false;
+  // int8_scan: candidates kept for exact rescoring per thread's slice,
+  // max(int8_rescore_factor * k, int8_rescore_min). Defaults 4 and 40,
+  // chosen on the benchmark's uniform and lowrank data (recall@10 >= 0.99
+  // at 100,000 vectors; bench/RESULTS-vector.md).
+  size_t int8_rescore_factor = 4;
+  size_t int8_rescore_min = 40;
 };
 
 class FlatIndex final : public VectorIndex {
@@ -77,14 +94,26 @@ class FlatIndex final : public VectorIndex {
   // worst hit kept); row scores into row_scores[begin, end) when not null.
   void ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
                 std::vector<ScoredLabel>* heap, float* row_scores) const;
+  // ScanRows with int8 codes: the best candidates of rows [begin, end) by
+  // `query_codes` (scaled by `query_scale`), rescored exactly into `heap`.
+  void ScanCodes(const float* query, const int16_t* query_codes, float query_scale, size_t begin,
+                 size_t end, size_t k, float min_score, std::vector<ScoredLabel>* heap) const;
   // How many threads a search over the current rows uses.
   size_t SearchThreads() const;
+  // Whether rows keep int8 codes.
+  bool KeepsCodes() const;
+  // Row `from`'s vector, codes and label copied over row `to`.
+  void MoveRow(size_t from, size_t to);
+  // Keeps the first `rows` rows.
+  void Truncate(size_t rows);
 
   size_t dimension_;
   FlatIndexOptions options_;
   std::vector<float> rows_;                     // size() * dimension_ floats
   std::vector<int64_t> labels_;                 // row -> label
   std::unordered_map<int64_t, size_t> row_of_;  // label -> row
+  std::vector<int8_t> codes_;                   // int8_scan: size() * dimension_ codes
+  std::vector<float> code_scales_;              // int8_scan: row -> its codes' scale
 };
 
 }  // namespace engram

@@ -16,6 +16,7 @@ using testing::BruteForce;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::RandomUnitVectors;
+using testing::Recall;
 using testing::Row;
 
 // Options for a search on `n` threads, whatever the index's size.
@@ -251,9 +252,106 @@ TEST(FlatIndexTest, SearchAndScoreEqualsSearchThenScoreBitForBit) {
                    .ok());
 }
 
+// Options for an int8 scan on `n` threads, whatever the index's size.
+FlatIndexOptions Int8Scan(size_t threads) {
+  FlatIndexOptions options = Threads(threads);
+  options.int8_scan = true;
+  return options;
+}
+
+TEST(FlatIndexInt8Test, FindsTheExactTopKWithExactScores) {
+  for (const size_t threads : {size_t{1}, size_t{3}}) {
+    // 13,000 rows: three slices of at least 4,096 rows on three threads.
+    Filled f(13000, 64, Int8Scan(threads), 2);
+    const std::vector<float> queries = RandomUnitVectors(30, 64, 77);
+    double recall = 0.0;
+    for (size_t q = 0; q < 30; ++q) {
+      const auto hits = f.index.Search(Row(queries, 64, q), 10, -2.0f);
+      ASSERT_TRUE(hits.ok());
+      ASSERT_EQ(hits->size(), 10u);
+      for (size_t i = 0; i < hits->size(); ++i) {
+        // Exact: each score is Score()'s, bit for bit, in search order.
+        EXPECT_EQ(f.index.Score(Row(queries, 64, q), (*hits)[i].label), (*hits)[i].score);
+        if (i > 0) EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
+      }
+      recall += Recall(*hits, BruteForce(Row(queries, 64, q), f.data, f.labels, 64, 10, -2.0f));
+    }
+    EXPECT_GE(recall / 30, 0.99) << "threads " << threads;
+  }
+}
+
+TEST(FlatIndexInt8Test, MinScoreFloorsTheExactScores) {
+  Filled f(500, 16, Int8Scan(1), 4);
+  const std::vector<float> query = RandomUnitVectors(1, 16, 5);
+  const auto hits = f.index.Search(query, 10, 0.5f);
+  ASSERT_TRUE(hits.ok());
+  const auto want = BruteForce(query, f.data, f.labels, 16, 10, 0.5f);
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(*hits, want);
+}
+
+TEST(FlatIndexInt8Test, CodesFollowTheirRowsThroughReplaceRemoveAndPrune) {
+  Filled f(300, 24, Int8Scan(1), 6);
+  FlatIndex plain(24);
+  // Replace a third, remove a third, prune a sixth: the codes must move
+  // with their rows, or the candidates would be the wrong rows.
+  const std::vector<float> replacements = RandomUnitVectors(100, 24, 7);
+  std::vector<float> data;
+  std::vector<int64_t> labels;
+  for (size_t i = 0; i < 300; ++i) {
+    const int64_t label = f.labels[i];
+    if (i % 3 == 1) {
+      ASSERT_TRUE(f.index.Remove(label));
+      continue;
+    }
+    std::span<const float> v = Row(f.data, 24, i);
+    if (i % 3 == 2) {
+      v = Row(replacements, 24, i / 3);
+      ASSERT_TRUE(f.index.Upsert(label, v).ok());
+    }
+    data.insert(data.end(), v.begin(), v.end());
+    labels.push_back(label);
+  }
+  const size_t pruned = f.index.Prune([](int64_t label) { return label % 4 != 0; });
+  std::vector<float> kept_data;
+  std::vector<int64_t> kept_labels;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] % 4 == 0) continue;
+    kept_data.insert(kept_data.end(), data.begin() + static_cast<std::ptrdiff_t>(i * 24),
+                     data.begin() + static_cast<std::ptrdiff_t>((i + 1) * 24));
+    kept_labels.push_back(labels[i]);
+  }
+  EXPECT_EQ(pruned, labels.size() - kept_labels.size());
+  ASSERT_EQ(f.index.size(), kept_labels.size());
+  const std::vector<float> queries = RandomUnitVectors(20, 24, 8);
+  for (size_t q = 0; q < 20; ++q) {
+    const auto hits = f.index.Search(Row(queries, 24, q), 5, -2.0f);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ(*hits, BruteForce(Row(queries, 24, q), kept_data, kept_labels, 24, 5, -2.0f)) << q;
+  }
+}
+
+TEST(FlatIndexInt8Test, SearchAndScoreEqualsSearchThenScore) {
+  Filled f(2000, 32, Int8Scan(1), 10);
+  const std::vector<int64_t> labels = {1, 3 * 1999 + 1, 0};
+  const std::vector<float> query = RandomUnitVectors(1, 32, 11);
+  std::vector<std::optional<float>> scores;
+  const auto both = f.index.SearchAndScore(query, 10, -1.0f, labels, &scores);
+  const auto hits = f.index.Search(query, 10, -1.0f);
+  ASSERT_TRUE(both.ok() && hits.ok());
+  EXPECT_EQ(*both, *hits);
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_EQ(scores[0], f.index.Score(query, 1));
+  EXPECT_EQ(scores[1], f.index.Score(query, 3 * 1999 + 1));
+  EXPECT_FALSE(scores[2].has_value());
+}
+
 TEST(FlatIndexTest, MemoryBytesCoversTheRows) {
   Filled f(100, 64);
   EXPECT_GE(f.index.MemoryBytes(), 100u * 64u * sizeof(float));
+  // The int8 scan's codes add a byte and the scale four per row.
+  Filled coded(100, 64, Int8Scan(1));
+  EXPECT_GE(coded.index.MemoryBytes(), f.index.MemoryBytes() + (100u * (64u + sizeof(float))));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "src/vindex/vector_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -16,11 +17,7 @@
 namespace engram {
 namespace {
 
-using DotRowsFn = void (*)(const float*, const float*, size_t, size_t, float*);
-
-void DotRowsPortable(const float* query, const float* rows, size_t count, size_t n, float* out) {
-  for (size_t r = 0; r < count; ++r) out[r] = DotPortable(query, rows + (r * n), n);
-}
+using DotRowsInt8Fn = void (*)(const int16_t*, const int8_t*, size_t, size_t, int32_t*);
 
 #ifdef ENGRAM_VINDEX_X86
 // The AVX2 kernels. Every row is summed the same way, in Dot and DotRows:
@@ -80,48 +77,43 @@ ENGRAM_AVX2 float DotAvx2(const float* a, const float* b, size_t n) {
   return FinishRow(a, b, i, n, acc0, acc1, acc2, acc3);
 }
 
-// Two rows per pass: each query chunk is loaded once for both, and the
-// eight accumulators keep both FMA pipes busy.
-ENGRAM_AVX2 void DotRowsAvx2(const float* query, const float* rows, size_t count, size_t n,
-                             float* out) {
-  size_t r = 0;
-  for (; r + 2 <= count; r += 2) {
-    const float* x = rows + (r * n);
-    const float* y = x + n;
-    __m256 x0 = _mm256_setzero_ps();
-    __m256 x1 = _mm256_setzero_ps();
-    __m256 x2 = _mm256_setzero_ps();
-    __m256 x3 = _mm256_setzero_ps();
-    __m256 y0 = _mm256_setzero_ps();
-    __m256 y1 = _mm256_setzero_ps();
-    __m256 y2 = _mm256_setzero_ps();
-    __m256 y3 = _mm256_setzero_ps();
+// Sixteen codes per step: widened to int16, multiplied by the query's and
+// summed in pairs into eight int32 lanes (no sum can overflow: see
+// kMaxInt8Dimension).
+ENGRAM_AVX2 void DotRowsInt8Avx2(const int16_t* query, const int8_t* rows, size_t count, size_t n,
+                                 int32_t* out) {
+  for (size_t r = 0; r < count; ++r) {
+    const int8_t* row = rows + (r * n);
+    __m256i acc0 = _mm256_setzero_si256();
+    __m256i acc1 = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-      const __m256 q0 = _mm256_loadu_ps(query + i);
-      x0 = _mm256_fmadd_ps(q0, _mm256_loadu_ps(x + i), x0);
-      y0 = _mm256_fmadd_ps(q0, _mm256_loadu_ps(y + i), y0);
-      const __m256 q1 = _mm256_loadu_ps(query + i + 8);
-      x1 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(x + i + 8), x1);
-      y1 = _mm256_fmadd_ps(q1, _mm256_loadu_ps(y + i + 8), y1);
-      const __m256 q2 = _mm256_loadu_ps(query + i + 16);
-      x2 = _mm256_fmadd_ps(q2, _mm256_loadu_ps(x + i + 16), x2);
-      y2 = _mm256_fmadd_ps(q2, _mm256_loadu_ps(y + i + 16), y2);
-      const __m256 q3 = _mm256_loadu_ps(query + i + 24);
-      x3 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(x + i + 24), x3);
-      y3 = _mm256_fmadd_ps(q3, _mm256_loadu_ps(y + i + 24), y3);
+      const __m256i c0 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)));
+      const __m256i c1 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i + 16)));
+      acc0 = _mm256_add_epi32(
+          acc0,
+          _mm256_madd_epi16(c0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(query + i))));
+      acc1 = _mm256_add_epi32(
+          acc1, _mm256_madd_epi16(
+                    c1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(query + i + 16))));
     }
-    out[r] = FinishRow(query, x, i, n, x0, x1, x2, x3);
-    out[r + 1] = FinishRow(query, y, i, n, y0, y1, y2, y3);
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
+    __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
+    int32_t total = _mm_cvtsi128_si32(sum);
+    for (; i < n; ++i) total += static_cast<int32_t>(query[i]) * row[i];
+    out[r] = total;
   }
-  for (; r < count; ++r) out[r] = DotAvx2(query, rows + (r * n), n);
 }
 #undef ENGRAM_AVX2
 #endif  // ENGRAM_VINDEX_X86
 
 struct Kernels {
   DotFunction dot;
-  DotRowsFn dot_rows;
+  DotRowsInt8Fn dot_rows_int8;
   std::string_view name;
 };
 
@@ -129,10 +121,10 @@ Kernels ChooseKernels() {
 #ifdef ENGRAM_VINDEX_X86
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {&DotAvx2, &DotRowsAvx2, "avx2+fma"};
+    return {&DotAvx2, &DotRowsInt8Avx2, "avx2+fma"};
   }
 #endif
-  return {&DotPortable, &DotRowsPortable, "portable"};
+  return {&DotPortable, &DotRowsInt8Portable, "portable"};
 }
 
 const Kernels& ActiveKernels() {
@@ -190,8 +182,49 @@ float DotPortable(const float* a, const float* b, size_t n) {
 
 float Dot(const float* a, const float* b, size_t n) { return ActiveKernels().dot(a, b, n); }
 
+void DotRowsInt8Portable(const int16_t* query, const int8_t* rows, size_t count, size_t n,
+                         int32_t* out) {
+  for (size_t r = 0; r < count; ++r) {
+    const int8_t* row = rows + (r * n);
+    int32_t total = 0;
+    for (size_t i = 0; i < n; ++i) total += static_cast<int32_t>(query[i]) * row[i];
+    out[r] = total;
+  }
+}
+
+void DotRowsInt8(const int16_t* query, const int8_t* rows, size_t count, size_t n, int32_t* out) {
+  ActiveKernels().dot_rows_int8(query, rows, count, n, out);
+}
+
+namespace {
+
+// Codes of `v` in [-code_max, code_max], scaled by its largest magnitude.
+template <typename Code>
+float Quantize(std::span<const float> v, float code_max, Code* codes) {
+  float largest = 0.0f;
+  for (const float x : v) largest = std::max(largest, std::fabs(x));
+  if (largest == 0.0f) {
+    std::fill(codes, codes + v.size(), Code{0});
+    return 0.0f;
+  }
+  const float scale = largest / code_max;
+  for (size_t i = 0; i < v.size(); ++i) {
+    codes[i] = static_cast<Code>(std::clamp(std::nearbyint(v[i] / scale), -code_max, code_max));
+  }
+  return scale;
+}
+
+}  // namespace
+
+float QuantizeInt8(std::span<const float> v, int8_t* codes) { return Quantize(v, 127.0f, codes); }
+
+float QuantizeQueryCodes(std::span<const float> v, int16_t* codes) {
+  return Quantize(v, static_cast<float>(kQueryCodeMax), codes);
+}
+
 void DotRows(const float* query, const float* rows, size_t count, size_t n, float* out) {
-  ActiveKernels().dot_rows(query, rows, count, n, out);
+  const DotFunction dot = ActiveKernels().dot;
+  for (size_t r = 0; r < count; ++r) out[r] = dot(query, rows + (r * n), n);
 }
 
 DotFunction DotKernel() { return ActiveKernels().dot; }

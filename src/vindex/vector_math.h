@@ -14,6 +14,7 @@
 #define ENGRAM_SRC_VINDEX_VECTOR_MATH_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -25,8 +26,11 @@ namespace engram {
 float Dot(const float* a, const float* b, size_t n);
 
 // out[r] = Dot(query, rows + r * n, n) for r in [0, count): `count` rows of
-// `n` floats stored one after another. Faster than calling Dot() per row (it
-// loads each query chunk once for two rows); same results, bit for bit.
+// `n` floats stored one after another, read in order, one row at a time. A
+// single forward stream is what the hardware prefetcher follows at the
+// memory's bandwidth: summing two rows per pass (each query chunk loaded
+// once for both) was a few percent faster from L2 but 1.4-1.8x slower
+// from DRAM (bench/RESULTS-vector.md).
 void DotRows(const float* query, const float* rows, size_t count, size_t n, float* out);
 
 // The kernel Dot() calls, for callers that cannot afford Dot()'s one extra
@@ -39,6 +43,30 @@ std::string_view DotKernelName();
 
 // The portable kernel, whatever the CPU; for tests that compare kernels.
 float DotPortable(const float* a, const float* b, size_t n);
+
+// Int8 codes, for a fast first pass over many rows (FlatIndexOptions::
+// int8_scan). A stored row becomes int8 codes and one scale, code[i] =
+// round(v[i] / scale) with scale = max|v[i]| / 127; a query becomes int16
+// codes in [-kQueryCodeMax, kQueryCodeMax] the same way. Their integer dot
+// product times both scales approximates Dot(); the sum is exact (no
+// rounding, any order), so every kernel gives the same integer.
+inline constexpr int kQueryCodeMax = 1023;
+// Largest dimension whose code sums cannot overflow int32:
+// 127 * kQueryCodeMax * n < 2^31.
+inline constexpr size_t kMaxInt8Dimension = 16384;
+
+// Writes v.size() codes to `codes` and returns the scale (0 for a zero
+// vector, whose codes are all 0).
+float QuantizeInt8(std::span<const float> v, int8_t* codes);
+float QuantizeQueryCodes(std::span<const float> v, int16_t* codes);
+
+// out[r] = sum over i of query[i] * rows[r * n + i], for `count` rows of
+// `n` codes one after another (n <= kMaxInt8Dimension).
+void DotRowsInt8(const int16_t* query, const int8_t* rows, size_t count, size_t n, int32_t* out);
+
+// The portable DotRowsInt8, whatever the CPU; for tests that compare kernels.
+void DotRowsInt8Portable(const int16_t* query, const int8_t* rows, size_t count, size_t n,
+                         int32_t* out);
 
 // OK when `v` has `dimension` components, all finite, and a non-zero norm.
 // Otherwise InvalidArgument naming the first problem, e.g.

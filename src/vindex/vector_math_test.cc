@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "src/vindex/test_vectors.h"
@@ -142,6 +143,68 @@ TEST(DotRowsTest, EqualsDotBitForBit) {
       }
     }
   }
+}
+
+TEST(Int8Test, QuantizeMapsTheLargestMagnitudeToTheCodeLimitWithinHalfAStep) {
+  const std::vector<float> v = {0.5f, -1.0f, 0.25f, 0.0f, 0.999f};
+  std::vector<int8_t> codes(v.size());
+  const float scale = QuantizeInt8(v, codes.data());
+  EXPECT_FLOAT_EQ(scale, 1.0f / 127.0f);
+  EXPECT_EQ(codes[1], -127);
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_LE(std::fabs((static_cast<float>(codes[i]) * scale) - v[i]), (scale / 2) + 1e-7f) << i;
+  }
+  std::vector<int16_t> query(v.size());
+  const float query_scale = QuantizeQueryCodes(v, query.data());
+  EXPECT_EQ(query[1], -kQueryCodeMax);
+  EXPECT_FLOAT_EQ(query_scale, 1.0f / static_cast<float>(kQueryCodeMax));
+
+  const std::vector<float> zero(3, 0.0f);
+  std::vector<int8_t> zero_codes(3, 9);
+  EXPECT_EQ(QuantizeInt8(zero, zero_codes.data()), 0.0f);
+  EXPECT_EQ(zero_codes, std::vector<int8_t>(3, 0));
+}
+
+TEST(Int8Test, KernelEqualsThePortableLoopForEveryTailLength) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> code(-127, 127);
+  std::uniform_int_distribution<int> query_code(-kQueryCodeMax, kQueryCodeMax);
+  for (size_t dim = 1; dim <= 70; ++dim) {
+    const size_t count = 5;
+    std::vector<int8_t> rows(count * dim);
+    for (int8_t& c : rows) c = static_cast<int8_t>(code(rng));
+    std::vector<int16_t> query(dim);
+    for (int16_t& c : query) c = static_cast<int16_t>(query_code(rng));
+    std::vector<int32_t> got(count);
+    std::vector<int32_t> want(count);
+    DotRowsInt8(query.data(), rows.data(), count, dim, got.data());
+    DotRowsInt8Portable(query.data(), rows.data(), count, dim, want.data());
+    EXPECT_EQ(got, want) << "dim " << dim;
+  }
+  // The extremes of both codes over the largest dimension do not overflow.
+  std::vector<int8_t> row(kMaxInt8Dimension, -127);
+  std::vector<int16_t> query(kMaxInt8Dimension, -kQueryCodeMax);
+  int32_t sum = 0;
+  DotRowsInt8(query.data(), row.data(), 1, kMaxInt8Dimension, &sum);
+  EXPECT_EQ(sum, int64_t{127} * kQueryCodeMax * static_cast<int64_t>(kMaxInt8Dimension));
+}
+
+TEST(Int8Test, CodesApproximateTheDotProductOfUnitVectors) {
+  const size_t dim = 512;
+  const std::vector<float> v = testing::RandomUnitVectors(50, dim, 8);
+  std::vector<int16_t> query(dim);
+  const float query_scale = QuantizeQueryCodes(testing::Row(v, dim, 0), query.data());
+  double worst = 0.0;
+  for (size_t r = 1; r < 50; ++r) {
+    std::vector<int8_t> codes(dim);
+    const float scale = QuantizeInt8(testing::Row(v, dim, r), codes.data());
+    int32_t sum = 0;
+    DotRowsInt8(query.data(), codes.data(), 1, dim, &sum);
+    const double approximate = static_cast<double>(sum) * scale * query_scale;
+    worst =
+        std::max(worst, std::fabs(approximate - ReferenceDot(v.data(), v.data() + (r * dim), dim)));
+  }
+  EXPECT_LT(worst, 0.005);
 }
 
 TEST(DotTest, IsSymmetric) {

@@ -62,7 +62,8 @@ void PrintQuality(std::ostream& out, const ResolvedConfig& config, const StoreSt
     line("vector provider",
          stats->active_space.Key() + "  (" +
              (static_cast<size_t>(stats->vectors) >= config.engine.vector.hnsw_threshold ? "hnsw"
-                                                                                         : "flat") +
+              : config.engine.vector.int8_scan ? "flat, int8 scan"
+                                               : "flat") +
              " index)");
     line("vector entries", std::to_string(stats->vectors) + "  (" +
                                std::to_string(stats->missing_vectors) + " fact(s) without one)");
