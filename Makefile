@@ -80,10 +80,11 @@ format:
 
 # Speed: whole-process import and search (needs ../shared/datasets) and the
 # embedded model. bench/vector_search.sh (against FAISS and hnswlib, built
-# here) and bench/cosine_distribution.sh take longer and run on their own.
+# here), bench/cosine_distribution.sh and bench/hnsw_live.sh take longer and
+# run on their own.
 bench: build
 	@scripts/setup.sh libfaiss-dev
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution hnsw_live
 	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
 	@bench/embed_speed.sh ./$(BUILD_DIR) "$${ENGRAM_HOME:-$${XDG_DATA_HOME:-$$HOME/.local/share}/engram}/models/use-lite-en.bin"
 

@@ -23,11 +23,8 @@
 // omp_set_num_threads are set alike (FAISS 1.7 parallelises a search over
 // its queries, so one query uses one thread whatever the setting).
 //
-// Data sets: "uniform" draws vectors uniformly on the sphere, the worst
-// case for a graph index (no structure, nearest neighbours barely nearer
-// than the rest); "lowrank" puts them near a random --rank-dimensional
-// subspace plus --noise, the shape of real embeddings (low intrinsic
-// dimension).
+// Data sets (bench/vector_data.h): "uniform" on the sphere, and "lowrank",
+// near a random --rank-dimensional subspace plus --noise.
 //
 // Output: tab-separated rows with a header line (bench/vector_search.sh
 // turns them into a Markdown table); progress and notes go to stderr. Not a
@@ -54,6 +51,8 @@
 #include <faiss/IndexFlat.h>
 #include <hnswlib/hnswlib.h>
 #include <CLI/CLI.hpp>
+
+#include "bench/vector_data.h"
 
 #include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_index.h"
@@ -104,70 +103,6 @@ double ProcessCpuMs() {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
   return (static_cast<double>(now.tv_sec) * 1e3) + (static_cast<double>(now.tv_nsec) / 1e6);
 }
-
-void Normalize(float* v, size_t dim) {
-  double norm2 = 0.0;
-  for (size_t j = 0; j < dim; ++j) norm2 += static_cast<double>(v[j]) * v[j];
-  const double scale = 1.0 / std::sqrt(norm2);
-  for (size_t j = 0; j < dim; ++j) v[j] = static_cast<float>(v[j] * scale);
-}
-
-// Generates vectors of one data set; the subspace is fixed by the set's
-// seed, so data and queries share it.
-class DataSet {
- public:
-  DataSet(std::string kind, const BenchOptions& options)
-      : kind_(std::move(kind)), dim_(options.dim), rank_(options.rank), noise_(options.noise) {
-    if (kind_ == "lowrank") {
-      std::mt19937 rng(7);
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      basis_.resize(dim_ * rank_);
-      for (float& x : basis_) x = normal(rng);
-    } else if (kind_ != "uniform") {
-      std::fprintf(stderr, "unknown data set %s (want uniform or lowrank)\n", kind_.c_str());
-      std::exit(2);
-    }
-  }
-
-  std::vector<float> Make(size_t count, uint32_t seed) const {
-    std::vector<float> out(count * dim_);
-    const size_t workers = 2;
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < workers; ++w) {
-      threads.emplace_back([&, w] {
-        std::mt19937 rng(seed * 31 + static_cast<uint32_t>(w));
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        std::vector<float> z(rank_);
-        for (size_t i = w; i < count; i += workers) {
-          float* v = out.data() + (i * dim_);
-          if (kind_ == "uniform") {
-            for (size_t j = 0; j < dim_; ++j) v[j] = normal(rng);
-          } else {
-            for (float& x : z) x = normal(rng);
-            for (size_t j = 0; j < dim_; ++j) {
-              v[j] = Dot(basis_.data() + (j * rank_), z.data(), rank_);
-            }
-            Normalize(v, dim_);
-            const float sigma = static_cast<float>(noise_ / std::sqrt(static_cast<double>(dim_)));
-            for (size_t j = 0; j < dim_; ++j) v[j] += sigma * normal(rng);
-          }
-          Normalize(v, dim_);
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    return out;
-  }
-
-  const std::string& Kind() const { return kind_; }
-
- private:
-  std::string kind_;
-  size_t dim_;
-  size_t rank_;
-  double noise_;
-  std::vector<float> basis_;  // dim x rank
-};
 
 struct Row {
   std::string data;
@@ -562,7 +497,7 @@ int main(int argc, char** argv) {
                std::string(engram::DotKernelName()).c_str(), std::thread::hardware_concurrency());
   engram::PrintHeader();
   for (const std::string& kind : options.data) {
-    const engram::DataSet set(kind, options);
+    const engram::DataSet set(kind, options.dim, options.rank, options.noise);
     for (const size_t n : options.sizes) engram::RunSize(options, set, n);
   }
   return 0;

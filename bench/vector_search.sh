@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Vector search benchmark (bench/vector_search.cc) as one Markdown table:
 # our FlatIndex (float and int8 scan) vs FAISS IndexFlatIP and the memory
-# bandwidth limit, our HnswIndex vs raw hnswlib, on the same vectors. Builds nothing; build the vector_search target in a Release
-# tree first.
+# bandwidth limit, our HnswIndex vs raw hnswlib, on the same vectors.
+# Builds nothing; build the vector_search target in a Release tree first.
 #
 #   bench/vector_search.sh [BUILD_DIR] [-- extra vector_search flags]
 #

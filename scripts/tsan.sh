@@ -24,6 +24,7 @@ threaded=(
   "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:HydeEngineTest.SearchesDuringReloadsNeverFail"
   "src/engine backfill_test *"
   "src/engine access_recorder_test *"
+  "src/engine vector_cache_test *"
   "src/server server_test HttpServerAuthTest.AnotherAddressNeedsTheTokenOnEveryRequest:HttpServerReloadTest.SwitchingProviderMidRunFailsNoRequest:HttpServerStopTest.StopLetsARequestInFlightFinish"
 )
 

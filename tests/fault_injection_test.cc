@@ -95,6 +95,7 @@ class FaultInjectionTest : public ::testing::Test {
     o.embedder = embed ? TestEmbedder() : nullptr;
     o.vector.background_backfill = false;
     o.vector.hnsw_threshold = hnsw_threshold_;
+    o.vector.hnsw_save_delay_ms = 0;  // a failed save shows in the search that made it
     // A search writes its access counts before it returns, so the faults
     // meet that write (the queued path writes the same way, on its own
     // connection: src/engine/access_recorder_test.cc).

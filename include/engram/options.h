@@ -111,6 +111,14 @@ struct VectorOptions {
   // A scope with at least this many vectors is searched with HNSW (persisted
   // beside the database) instead of exactly; 0 = always HNSW.
   size_t hnsw_threshold = 50000;
+  // Milliseconds after its first unsaved change that an HNSW scope's file
+  // is written again, by a background thread that gives way to searches
+  // (src/engine/index_saver.h), and on close. Until then a restart reads
+  // from the store only the vectors that changed. 0: the search that
+  // changed the index writes it at once, holding off other searches
+  // meanwhile (engram's one-shot commands, which exit next). Range
+  // [0, 3600000].
+  int hnsw_save_delay_ms = 2000;
   // Most facts the background worker embeds after one search.
   size_t backfill_batch_max = 500;
   // Facts embedded per call to the provider (add, import, backfill).

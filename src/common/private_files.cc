@@ -59,33 +59,76 @@ Status WriteFailed(const std::string& path, int error) {
 
 }  // namespace
 
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+Result<PrivateFileWriter> PrivateFileWriter::Open(const std::string& path) {
   static std::atomic<uint64_t> next_temp{0};
-  const std::string temp_path =
+  std::string temp_path =
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(next_temp.fetch_add(1));
   const int fd =
       ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kPrivateFileMode);
   if (fd < 0) return WriteFailed(temp_path, errno);
-  const auto fail = [&](int error) {
-    ::close(fd);
-    std::remove(temp_path.c_str());
-    return WriteFailed(temp_path, error);
-  };
+  return PrivateFileWriter(path, std::move(temp_path), fd);
+}
+
+PrivateFileWriter::PrivateFileWriter(PrivateFileWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::exchange(other.temp_path_, std::string())),
+      fd_(std::exchange(other.fd_, -1)) {}
+
+PrivateFileWriter& PrivateFileWriter::operator=(PrivateFileWriter&& other) noexcept {
+  if (this != &other) {
+    Discard();
+    path_ = std::move(other.path_);
+    temp_path_ = std::exchange(other.temp_path_, std::string());
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+PrivateFileWriter::~PrivateFileWriter() { Discard(); }
+
+void PrivateFileWriter::Discard() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_path_.empty()) std::remove(temp_path_.c_str());
+  temp_path_.clear();
+}
+
+Status PrivateFileWriter::Append(std::string_view bytes) {
+  if (fd_ < 0) return FailedPrecondition("write file " + path_ + ": the writer is spent");
   while (!bytes.empty()) {
-    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    const ssize_t wrote = ::write(fd_, bytes.data(), bytes.size());
     if (wrote < 0) {
       if (errno == EINTR) continue;
-      return fail(errno);
+      const int error = errno;
+      const std::string temp_path = temp_path_;
+      Discard();
+      return WriteFailed(temp_path, error);
     }
     bytes.remove_prefix(static_cast<size_t>(wrote));
   }
-  if (::fsync(fd) != 0) return fail(errno);
-  if (::close(fd) != 0) {
-    const int error = errno;
-    std::remove(temp_path.c_str());
+  return Status::OK();
+}
+
+Status PrivateFileWriter::Commit() {
+  if (fd_ < 0) return FailedPrecondition("write file " + path_ + ": the writer is spent");
+  const std::string temp_path = temp_path_;
+  const bool synced = ::fsync(fd_) == 0;
+  int error = errno;
+  const bool closed = ::close(fd_) == 0;
+  if (synced) error = errno;
+  fd_ = -1;
+  if (!synced || !closed) {
+    Discard();
     return WriteFailed(temp_path, error);
   }
-  return RenameFile(temp_path, path);
+  temp_path_.clear();  // RenameFile removes it on failure
+  return RenameFile(temp_path, path_);
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  ENGRAM_ASSIGN_OR_RETURN(PrivateFileWriter writer, PrivateFileWriter::Open(path));
+  ENGRAM_RETURN_IF_ERROR(writer.Append(bytes));
+  return writer.Commit();
 }
 
 Status RenameFile(const std::string& from, const std::string& to) {

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "engram/status.h"
 
@@ -32,6 +33,38 @@ Status CreatePrivateFile(const std::string& path, bool* created = nullptr);
 // file of their own. IOError naming the file (NotFound when its directory
 // is missing); the temporary file is removed on failure.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+// A file written in pieces and put in place whole: Open creates a new 0600
+// temporary file beside `path` (PATH.tmp.PID.N), Append writes to it, and
+// Commit syncs it and renames it over `path`, so readers see the old file
+// or the new one, never a part. A writer dropped before Commit removes its
+// temporary file. Errors as WriteFileAtomically's. Movable, not copyable;
+// one thread at a time.
+class PrivateFileWriter {
+ public:
+  static Result<PrivateFileWriter> Open(const std::string& path);
+  PrivateFileWriter(PrivateFileWriter&& other) noexcept;
+  PrivateFileWriter& operator=(PrivateFileWriter&& other) noexcept;
+  PrivateFileWriter(const PrivateFileWriter&) = delete;
+  PrivateFileWriter& operator=(const PrivateFileWriter&) = delete;
+  ~PrivateFileWriter();
+
+  Status Append(std::string_view bytes);
+  // Syncs, closes and renames; the writer is spent whatever it returns.
+  Status Commit();
+  // The temporary file's path, while it is there.
+  const std::string& TempPath() const { return temp_path_; }
+
+ private:
+  PrivateFileWriter(std::string path, std::string temp_path, int fd)
+      : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+  // Closes and removes the temporary file, if any.
+  void Discard();
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+};
 
 // Renames `from` over `to` (atomic on POSIX); on failure `from` is removed
 // and the error names both.

@@ -269,6 +269,8 @@ const std::vector<KeyDef>& Keys() {
        [](ResolvedConfig* c, const std::string& v) {
          c->engine.vector.hnsw_threshold = std::stoul(v);
        }},
+      ENGRAM_INT_KEY("vector.hnsw_save_delay_ms", engine.vector.hnsw_save_delay_ms, 0, 3600000,
+                     "most time a changed HNSW index waits to be written, in the background"),
       ENGRAM_BOOL_KEY("vector.int8_scan", engine.vector.int8_scan,
                       "scan exact scopes by int8 codes, then rescore the best exactly"),
       {"vector.backfill_batch_max", KeyType::kInt, 1, 100000,

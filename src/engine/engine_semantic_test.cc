@@ -472,6 +472,7 @@ TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
   auto embedder = std::make_shared<HashEmbedder>(64);
   VectorOptions hnsw;
   hnsw.hnsw_threshold = 100;
+  hnsw.hnsw_save_delay_ms = 0;  // each search that changes the index saves it
   hnsw.top_k = 10;
   hnsw.min_cosine = -1;
   auto engine = Open(embedder, hnsw);
@@ -633,8 +634,9 @@ TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
 // a View, beside each other and beside writes. Whatever they overlap with,
 // every search succeeds and returns whole, distinct, live facts; once the
 // writes stop, the store and the cache agree with what was written. Run on
-// a flat scope and on an HNSW one (hnsw_threshold 16), whose every sync
-// updates the graph and saves its file while searches wait for their View.
+// a flat scope and on an HNSW one (hnsw_threshold 16), whose syncs update
+// the graph while a background saver writes its file every millisecond,
+// giving way to them.
 class SemanticConcurrencyTest : public SemanticTest,
                                 public ::testing::WithParamInterface<size_t> {};
 
@@ -647,6 +649,7 @@ INSTANTIATE_TEST_SUITE_P(FlatAndHnsw, SemanticConcurrencyTest,
 TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
   VectorOptions vector;
   vector.hnsw_threshold = GetParam();
+  vector.hnsw_save_delay_ms = 1;
   auto engine = Open(std::make_shared<HashEmbedder>(64), vector);
   std::vector<std::string> seeded;
   for (int i = 0; i < 60; ++i) {
@@ -708,6 +711,7 @@ TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
       Search(*engine, "seeded fact 0 about postgres", FusionMode::kBlended, 100);
   for (const SearchHit& h : forgotten.hits) EXPECT_NE(h.fact.id, seeded[0]);
   if (GetParam() == 16) {
+    engine.reset();  // writes what the saver has not
     EXPECT_EQ(IndexFiles(".hnsw").size(), 1u) << "the HNSW scope was saved";
   }
 }

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <utility>
 
@@ -25,7 +27,46 @@ VectorCache::VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOp
       dimension_(space.dimension),
       max_windows_(space.MaxVectorsPerDocument()),
       options_(options),
-      index_dir_(std::move(index_dir)) {}
+      index_dir_(std::move(index_dir)) {
+  if (options_.hnsw_save_delay_ms > 0) {
+    saver_ = std::make_unique<IndexSaver>(
+        [this](const std::string& scope, bool may_give_way) {
+          return SaveHnsw(scope, may_give_way);
+        },
+        options_.hnsw_save_delay_ms);
+  }
+}
+
+VectorCache::~VectorCache() {
+  if (!saver_) return;
+  saver_->Stop();
+  // A file that cannot be written has no one left to tell: the next process
+  // catches up from the store.
+  (void)saver_->SaveAllNow();
+}
+
+Result<HnswIndex::PendingSave> VectorCache::WriteHnsw(const std::string& scope,
+                                                      const ScopeIndex& entry,
+                                                      bool may_give_way) const {
+  ENGRAM_RETURN_IF_ERROR(CreatePrivateDirectories(index_dir_));
+  std::function<bool()> go_on;
+  if (may_give_way) go_on = [this] { return syncs_waiting_.load(std::memory_order_relaxed) == 0; };
+  return static_cast<const HnswIndex&>(*entry.index)
+      .WriteSave(ScopeFile(scope, ".hnsw"), Stamp(scope), go_on);
+}
+
+Status VectorCache::SaveHnsw(const std::string& scope, bool may_give_way) {
+  std::optional<HnswIndex::PendingSave> written;
+  {
+    std::shared_lock hold(mutex_);
+    const auto it = scopes_.find(scope);
+    if (it == scopes_.end() || !it->second.hnsw) return Status::OK();
+    ENGRAM_ASSIGN_OR_RETURN(HnswIndex::PendingSave save,
+                            WriteHnsw(scope, it->second, may_give_way));
+    written.emplace(std::move(save));
+  }
+  return written->Commit();
+}
 
 void VectorCache::MarkDirty() { dirty_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
@@ -100,7 +141,14 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
     std::shared_lock read(mutex_);
     if (!NeedsSync(scopes, data_version, epoch)) return Status::OK();
   }
+  syncs_waiting_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock write(mutex_);
+  syncs_waiting_.fetch_sub(1, std::memory_order_relaxed);
+  if (saver_) {
+    if (std::optional<std::string> problem = saver_->TakeProblem()) {
+      warnings->push_back("vector index not saved: " + *problem);
+    }
+  }
   for (const std::string& scope : scopes) {
     ScopeIndex& entry = scopes_[scope];
     if (entry.synced_epoch == epoch && entry.synced_version == data_version) continue;
@@ -182,12 +230,17 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>&
 Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
                               std::vector<std::string>* warnings) {
   if (!entry->index) ReadSnapshot(scope, entry, warnings);
+  const size_t threshold = HnswThreshold();
+  int64_t count = 0;
   if (!entry->index) {
-    // First use: labels and vectors in one pass. A scope too large for
-    // exact search goes on to the HNSW path below.
-    ENGRAM_ASSIGN_OR_RETURN(const int64_t count, store->CountScope(space_id_, scope));
+    ENGRAM_ASSIGN_OR_RETURN(count, store->CountScope(space_id_, scope));
+  }
+  if (!entry->index && static_cast<size_t>(std::max<int64_t>(count, 0)) < threshold) {
+    // First use of a scope for exact search: labels and vectors in one
+    // pass. One that grew past the threshold meanwhile goes on to the HNSW
+    // path below; a larger one goes there at once, to load its saved file
+    // without reading its vectors.
     const size_t expected = static_cast<size_t>(std::max<int64_t>(count, 0));
-    const size_t threshold = HnswThreshold();
     std::unique_ptr<VectorIndex> flat =
         NewExactIndex(dimension_, max_windows_, std::min(expected, threshold), ExactIndexOptions());
     std::vector<VectorRef> refs;
@@ -271,9 +324,13 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   WriteSnapshotIfDue(scope, entry);
 
   if (entry->hnsw && changed) {
-    Status saved = CreatePrivateDirectories(index_dir_);
-    if (saved.ok()) saved = static_cast<const HnswIndex&>(*entry->index).Save(path, Stamp(scope));
-    if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
+    if (saver_) {
+      saver_->Changed(scope);
+    } else {
+      Result<HnswIndex::PendingSave> written = WriteHnsw(scope, *entry, /*may_give_way=*/false);
+      const Status saved = written.ok() ? written->Commit() : written.status();
+      if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
+    }
   }
   return Status::OK();
 }

@@ -14,9 +14,13 @@
 // best window (BestWindowIndex over a FlatIndex): such a space has no HNSW
 // index, whatever its size. From the threshold on it is an HnswIndex persisted in
 // `index_dir` as space<id>-<scope hash>.hnsw; the file is loaded instead of
-// rebuilt, brought up to date by label when stale, rebuilt when a quarter
-// of it has been removed or it does not belong to the space and scope, and
-// saved again whenever a sync changed it.
+// rebuilt (on first use, without reading the scope's vectors from the
+// store), brought up to date by label when stale, rebuilt when a quarter of
+// it has been removed or it does not belong to the space and scope. A sync
+// that changed it has it saved again: by a background IndexSaver
+// (index_saver.h) within VectorOptions::hnsw_save_delay_ms, which writes
+// while holding the indexes as a View does and gives way part-way when a
+// Sync waits; by the sync itself when that delay is 0; and on destruction.
 //
 // With VectorOptions::flat_snapshots, an exactly searched scope of a
 // one-vector space with at least kMinSnapshotVectors vectors is also kept
@@ -52,8 +56,10 @@
 #include "engram/options.h"
 #include "engram/status.h"
 #include "src/common/rw_lock.h"
+#include "src/engine/index_saver.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/flat_index.h"
+#include "src/vindex/hnsw_index.h"
 #include "src/vindex/vector_index.h"
 
 namespace engram {
@@ -80,6 +86,10 @@ class VectorCache {
   // on first save).
   VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOptions options,
               std::string index_dir);
+  // Writes every HNSW index not saved yet.
+  ~VectorCache();
+  VectorCache(const VectorCache&) = delete;
+  VectorCache& operator=(const VectorCache&) = delete;
 
   int64_t SpaceId() const { return space_id_; }
 
@@ -189,6 +199,14 @@ class VectorCache {
   // The options of an exactly searched scope's FlatIndex.
   FlatIndexOptions ExactIndexOptions() const;
   std::string Stamp(const std::string& scope) const;
+  // Writes the scope's HNSW graph to a temporary file (HnswIndex::
+  // WriteSave), giving way part-way when `may_give_way` and a Sync waits for
+  // mutex_; the caller holds mutex_, shared or exclusive, and commits.
+  Result<HnswIndex::PendingSave> WriteHnsw(const std::string& scope, const ScopeIndex& entry,
+                                           bool may_give_way) const;
+  // The saver's save: WriteHnsw under a shared hold, Commit after it. OK
+  // when the scope is no longer an HNSW scope.
+  Status SaveHnsw(const std::string& scope, bool may_give_way);
 
   int64_t space_id_;
   std::string space_key_;
@@ -202,6 +220,10 @@ class VectorCache {
   // goes before new Views.
   mutable RwLock mutex_;
   std::map<std::string, ScopeIndex> scopes_;
+  // Syncs waiting for mutex_: a save in the background gives way to them.
+  std::atomic<int> syncs_waiting_{0};
+  // Saves changed HNSW indexes; null when hnsw_save_delay_ms is 0.
+  std::unique_ptr<IndexSaver> saver_;
 };
 
 }  // namespace engram

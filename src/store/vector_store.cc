@@ -137,6 +137,7 @@ Status VectorStore::LoadScope(
     if (!row) break;
     const VectorRef ref{s.ColumnInt(0), s.ColumnInt(1)};
     ENGRAM_RETURN_IF_ERROR(ReadVector(s, 2, ref.vector_id, dimension, max_vectors, &buffer));
+    ++vectors_read_;
     sink(ref, buffer);
   }
   return Status::OK();
@@ -159,6 +160,7 @@ Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimensio
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
     if (found) {
       ENGRAM_RETURN_IF_ERROR(ReadVector(s, 0, id, dimension, max_vectors, &buffer));
+      ++vectors_read_;
       sink(id, buffer);
     }
     s.Reset();

@@ -79,6 +79,9 @@ class VectorStore {
   // vector. Corruption as Load.
   Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
                    const std::function<void(const VectorRef&, std::span<const float>)>& sink);
+  // Blobs Load and LoadScope have read through this object: what filling
+  // the in-memory indexes cost (tests and benchmarks count it).
+  uint64_t VectorsRead() const { return vectors_read_; }
   // How many vectors LoadScope would give (to size buffers before it).
   Result<int64_t> CountScope(int64_t space_id, const std::string& scope);
 
@@ -108,6 +111,7 @@ class VectorStore {
                                             const std::string& scope, std::string_view tail);
 
   SqliteDb* db_;
+  uint64_t vectors_read_ = 0;
 };
 
 }  // namespace engram

@@ -272,7 +272,9 @@ TEST(FlatIndexInt8Test, FindsTheExactTopKWithExactScores) {
       for (size_t i = 0; i < hits->size(); ++i) {
         // Exact: each score is Score()'s, bit for bit, in search order.
         EXPECT_EQ(f.index.Score(Row(queries, 64, q), (*hits)[i].label), (*hits)[i].score);
-        if (i > 0) EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
+        if (i > 0) {
+          EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
+        }
       }
       recall += Recall(*hits, BruteForce(Row(queries, 64, q), f.data, f.labels, 64, 10, -2.0f));
     }

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <queue>
@@ -53,6 +54,8 @@ static_assert(sizeof(size_t) == 8 && sizeof(hnswlib::labeltype) == 8,
 using Hnsw = hnswlib::HierarchicalNSW<float>;
 
 constexpr size_t kGraphHeaderBytes = 96;
+// Largest piece Write hands its sink.
+constexpr size_t kWritePieceBytes = size_t{1} << 20;
 // Far above any real graph (levels grow as log n / log m).
 constexpr int kMaxLevel = 64;
 constexpr size_t kMaxM = 1024;
@@ -253,23 +256,46 @@ Status HnswGraph::Search(const float* query, size_t ef, std::vector<GraphHit>* h
   return Status::OK();
 }
 
-Status HnswGraph::Save(const std::string& path) const {
-  Hnsw& hnsw = *impl_->hnsw;
-  ENGRAM_RETURN_IF_ERROR(Guard("save", [&] { hnsw.saveIndex(path); }));
-  uint64_t expected = kGraphHeaderBytes + (hnsw.cur_element_count * hnsw.size_data_per_element_);
+Status HnswGraph::Write(const std::function<Status(std::string_view)>& sink) const {
+  const Hnsw& hnsw = *impl_->hnsw;
+  // saveIndex's fields, in its order and with its types.
+  std::string piece;
+  piece.reserve(kWritePieceBytes);
+  PutValue(hnsw.offsetLevel0_, &piece);
+  PutValue(hnsw.max_elements_, &piece);
+  PutValue(hnsw.cur_element_count, &piece);
+  PutValue(hnsw.size_data_per_element_, &piece);
+  PutValue(hnsw.label_offset_, &piece);
+  PutValue(hnsw.offsetData_, &piece);
+  PutValue(hnsw.maxlevel_, &piece);
+  PutValue(hnsw.enterpoint_node_, &piece);
+  PutValue(hnsw.maxM_, &piece);
+  PutValue(hnsw.maxM0_, &piece);
+  PutValue(hnsw.M_, &piece);
+  PutValue(hnsw.mult_, &piece);
+  PutValue(hnsw.ef_construction_, &piece);
+  static_assert(kGraphHeaderBytes == 96);
+  ENGRAM_RETURN_IF_ERROR(sink(piece));
+  piece.clear();
+
+  // The bottom layer: every node's links, vector and label, as one block.
+  const std::string_view bottom(hnsw.data_level0_memory_,
+                                hnsw.cur_element_count * hnsw.size_data_per_element_);
+  for (size_t at = 0; at < bottom.size(); at += kWritePieceBytes) {
+    ENGRAM_RETURN_IF_ERROR(sink(bottom.substr(at, kWritePieceBytes)));
+  }
+  // The upper layers: each node's size, then its links.
   for (size_t i = 0; i < hnsw.cur_element_count; ++i) {
-    expected += sizeof(uint32_t) +
-                (hnsw.size_links_per_element_ * static_cast<uint64_t>(hnsw.element_levels_[i]));
+    const auto bytes = static_cast<uint32_t>(
+        hnsw.element_levels_[i] > 0 ? hnsw.size_links_per_element_ * hnsw.element_levels_[i] : 0);
+    PutValue(bytes, &piece);
+    piece.append(hnsw.linkLists_[i], bytes);
+    if (piece.size() >= kWritePieceBytes) {
+      ENGRAM_RETURN_IF_ERROR(sink(piece));
+      piece.clear();
+    }
   }
-  const Result<uint64_t> written = FileBytes(path);
-  if (!written.ok()) {
-    return IOError("vindex: save hnsw: cannot write " + path + ": " + written.status().message());
-  }
-  if (*written != expected) {
-    return IOError("vindex: save hnsw: " + path + ": wrote " + std::to_string(*written) +
-                   " bytes, want " + std::to_string(expected) + " (disk full?)");
-  }
-  return Status::OK();
+  return piece.empty() ? Status::OK() : sink(piece);
 }
 
 Status HnswGraph::Validate(const std::string& path) const {

@@ -6,7 +6,7 @@
 // is -Dot(a, b) with vector_math.h's kernel, so Search's scores are exact
 // dot products. The vectors stored are the caller's (already unit length).
 //
-// File format: hnswlib's own (saveIndex/loadIndex). hnswlib reads a file
+// File format: hnswlib's own (saveIndex/loadIndex), written here in pieces. hnswlib reads a file
 // trusting every byte, so Load must only be given a file that passed
 // CheckGraphFile; after loading, Validate checks every link.
 //
@@ -18,8 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/status.h"
@@ -74,8 +76,11 @@ class HnswGraph {
   // layer).
   Status Search(const float* query, size_t ef, std::vector<GraphHit>* hits) const;
 
-  // Writes hnswlib's file to `path` and checks its size. IOError naming it.
-  Status Save(const std::string& path) const;
+  // Hands hnswlib's file (what its saveIndex writes and Load reads) to
+  // `sink` in pieces of at most 1 MiB, in order; stops at the first piece
+  // `sink` refuses and returns its status. The graph must not change
+  // meanwhile.
+  Status Write(const std::function<Status(std::string_view)>& sink) const;
 
   // Checks what Load read: slots 0..Nodes()-1 each once, every link to a
   // node, the entry point on the top level. Corruption naming `path`.

@@ -19,7 +19,9 @@
 // Persistence: Save writes the hnswlib graph to `path` and a meta file to
 // MetaPath(path) (magic, version, dimension, counts, the caller's stamp,
 // the graph's size and checksum, the slot labels, its own checksum), each
-// through a temporary file and a rename, the meta file last. Load checks all
+// through a temporary file and a rename, the meta file last. The graph's
+// checksum is taken as it is written, and the write can be split from the
+// sync and renames (WriteSave, PendingSave::Commit) and stopped part-way. Load checks all
 // of it before hnswlib reads a byte, so a truncated, stale or garbage file
 // gives an error naming the file, never a crash.
 //
@@ -30,11 +32,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "src/common/private_files.h"
 #include "src/vindex/vector_index.h"
 
 namespace engram {
@@ -112,8 +116,34 @@ class HnswIndex final : public VectorIndex {
 
   // Writes the index to `path` and MetaPath(path), with `stamp` (any bytes,
   // e.g. a generation number) to be returned by Load. IOError naming the
-  // file when a write fails.
+  // file when a write fails. WriteSave and then Commit.
   Status Save(const std::string& path, const std::string& stamp) const;
+
+  // A save in two steps, for a caller that must not hold the index for the
+  // whole of it. WriteSave writes the graph into a temporary file beside
+  // `path` and encodes the meta file: the index must not change meanwhile
+  // (searches may run). Commit then syncs the graph and puts both files in
+  // place, and needs no hold on the index. A PendingSave dropped without
+  // Commit removes its temporary file.
+  class PendingSave {
+   public:
+    PendingSave(PendingSave&&) noexcept;
+    ~PendingSave();
+    Status Commit();
+
+   private:
+    friend class HnswIndex;
+    PendingSave(PrivateFileWriter graph, std::string meta_path, std::string meta);
+
+    std::unique_ptr<PrivateFileWriter> graph_;
+    std::string meta_path_;
+    std::string meta_;  // the meta file's bytes
+  };
+  // `go_on`, when given, is asked before each piece of at most 1 MiB is
+  // written; when it says no, the save stops with Cancelled and leaves no
+  // file behind.
+  Result<PendingSave> WriteSave(const std::string& path, const std::string& stamp,
+                                const std::function<bool()>& go_on = nullptr) const;
 
   // Slots held by removed or replaced vectors.
   size_t DeletedCount() const;

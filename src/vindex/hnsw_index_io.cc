@@ -91,47 +91,69 @@ Result<Meta> DecodeMeta(std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
-Status HnswIndex::Save(const std::string& path, const std::string& stamp) const {
-  const std::string graph_temp = path + ".tmp";
-  const auto fail = [&](Status status) {
-    std::remove(graph_temp.c_str());
-    return status;
-  };
+HnswIndex::PendingSave::PendingSave(PrivateFileWriter graph, std::string meta_path,
+                                    std::string meta)
+    : graph_(std::make_unique<PrivateFileWriter>(std::move(graph))),
+      meta_path_(std::move(meta_path)),
+      meta_(std::move(meta)) {}
+
+HnswIndex::PendingSave::PendingSave(PendingSave&&) noexcept = default;
+HnswIndex::PendingSave::~PendingSave() = default;
+
+Status HnswIndex::PendingSave::Commit() {
+  if (!graph_)
+    return FailedPrecondition("vindex: save hnsw: " + meta_path_ + ": already committed");
+  const std::unique_ptr<PrivateFileWriter> graph = std::move(graph_);
+  // Drop the old meta file first: between the two renames the pair reads as
+  // missing, not as a mismatch.
+  if (std::remove(meta_path_.c_str()) != 0 && errno != ENOENT) {
+    return IOError("vindex: save hnsw: cannot remove " + meta_path_ + ": " + std::strerror(errno));
+  }
+  if (Status placed = graph->Commit(); !placed.ok()) {
+    return IOError("vindex: save hnsw: " + placed.message());
+  }
+  return WriteFileAtomically(meta_path_, meta_);
+}
+
+Result<HnswIndex::PendingSave> HnswIndex::WriteSave(const std::string& path,
+                                                    const std::string& stamp,
+                                                    const std::function<bool()>& go_on) const {
   if (slot_label_.size() != graph_->Nodes()) {
     return FailedPrecondition(
         "vindex: save hnsw: the graph has " + std::to_string(graph_->Nodes()) + " nodes for " +
         std::to_string(slot_label_.size()) + " slots (a batch failed); rebuild the index");
   }
-  // The graph writer keeps the mode of the file it truncates: 0600.
-  std::remove(graph_temp.c_str());
-  if (Status made = CreatePrivateFile(graph_temp); !made.ok()) {
-    return IOError("vindex: save hnsw: " + made.message());
-  }
-  Status saved = graph_->Save(graph_temp);
-  if (!saved.ok()) return fail(std::move(saved));
-  const Result<FileDigest> digest = DigestFile(graph_temp);
-  if (!digest.ok()) return fail(IOError("vindex: save hnsw: " + digest.status().message()));
-  Status synced = SyncFile(graph_temp);
-  if (!synced.ok()) return fail(std::move(synced));
+  Result<PrivateFileWriter> opened = PrivateFileWriter::Open(path);
+  if (!opened.ok()) return IOError("vindex: save hnsw: " + opened.status().message());
+  PrivateFileWriter graph = std::move(*opened);
+  // The checksum and size of what is written, as Load digests the file.
+  Checksum checksum;
+  uint64_t graph_bytes = 0;
+  ENGRAM_RETURN_IF_ERROR(graph_->Write([&](std::string_view piece) -> Status {
+    if (go_on && !go_on()) return Cancelled("vindex: save hnsw: " + path + ": stopped part-way");
+    checksum.Update(piece);
+    graph_bytes += piece.size();
+    if (Status wrote = graph.Append(piece); !wrote.ok()) {
+      return IOError("vindex: save hnsw: " + wrote.message());
+    }
+    return Status::OK();
+  }));
 
   Meta meta;
   meta.dimension = dimension_;
   meta.m = graph_->M();
   meta.live = slot_of_.size();
   meta.slots = slot_label_.size();
-  meta.graph_bytes = digest->bytes;
-  meta.graph_checksum = digest->checksum;
+  meta.graph_bytes = graph_bytes;
+  meta.graph_checksum = checksum.Digest();
   meta.stamp = stamp;
   meta.slot_labels = slot_label_;
-  // Drop the old meta file first: between the two renames the pair reads as
-  // missing, not as a mismatch.
-  const std::string meta_path = MetaPath(path);
-  if (std::remove(meta_path.c_str()) != 0 && errno != ENOENT) {
-    return fail(
-        IOError("vindex: save hnsw: cannot remove " + meta_path + ": " + std::strerror(errno)));
-  }
-  ENGRAM_RETURN_IF_ERROR(RenameFile(graph_temp, path));
-  return WriteFileAtomically(meta_path, EncodeMeta(meta));
+  return PendingSave(std::move(graph), MetaPath(path), EncodeMeta(meta));
+}
+
+Status HnswIndex::Save(const std::string& path, const std::string& stamp) const {
+  ENGRAM_ASSIGN_OR_RETURN(PendingSave save, WriteSave(path, stamp));
+  return save.Commit();
 }
 
 Result<std::unique_ptr<HnswIndex>> HnswIndex::Load(const std::string& path, size_t dimension,

@@ -128,6 +128,49 @@ TEST(HnswIndexIoTest, SaveLeavesNoTemporaryFiles) {
   EXPECT_THAT(names, ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
 }
 
+// A save told to stop part-way, or written and dropped without Commit,
+// leaves the files as they were and nothing else; a committed one replaces
+// both.
+TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
+  Saved saved;
+  const auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& entry : std::filesystem::directory_iterator(saved.dir.path())) {
+      out.push_back(entry.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<float> extra = RandomUnitVectors(1, kDim, 77);
+  ASSERT_TRUE(saved.index->Upsert(1000, extra).ok());
+
+  int asked = 0;
+  auto stopped = saved.index->WriteSave(saved.path, "stopped", [&] { return ++asked < 2; });
+  EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled) << stopped.status().ToString();
+  EXPECT_EQ(asked, 2) << "asked before each piece, until it said no";
+  EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
+  {
+    auto dropped = saved.index->WriteSave(saved.path, "dropped");
+    ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+    EXPECT_EQ(names().size(), 3u) << "the graph waits in a temporary file";
+  }
+  EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
+  std::string stamp;
+  auto old = saved.Load(&stamp);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(stamp, saved.stamp);
+  EXPECT_FALSE((*old)->Score(extra, 1000).has_value());
+
+  auto pending = saved.index->WriteSave(saved.path, "committed");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  ASSERT_TRUE(pending->Commit().ok());
+  EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
+  auto now = saved.Load(&stamp);
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  EXPECT_EQ(stamp, "committed");
+  EXPECT_NEAR((*now)->Score(extra, 1000).value(), 1.0f, 1e-6);
+}
+
 TEST(HnswIndexIoTest, MissingFilesAreNotFoundNamingThePath) {
   Saved saved;
   std::filesystem::remove(saved.path);

@@ -143,12 +143,4 @@ Result<std::string> ReadFileBytes(const std::string& path) {
   return bytes;
 }
 
-Status SyncFile(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoStatus("sync", path, errno);
-  if (::fsync(fd.get()) != 0) return ErrnoStatus("sync", path, errno);
-  if (fd.Close() != 0) return ErrnoStatus("sync", path, errno);
-  return Status::OK();
-}
-
 }  // namespace engram

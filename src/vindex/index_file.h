@@ -91,9 +91,6 @@ Result<uint64_t> FileBytes(const std::string& path);
 // The contents of a file.
 Result<std::string> ReadFileBytes(const std::string& path);
 
-// Flushes a file's data to disk (fsync).
-Status SyncFile(const std::string& path);
-
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_VINDEX_INDEX_FILE_H_

@@ -72,7 +72,8 @@ std::function<void(std::string_view)> Cli::LogSink() {
 void Cli::ForOneShot(ResolvedConfig* config) {
   config->embedder.map_model_file = true;
   config->engine.vector.flat_snapshots = true;
-  config->engine.access_delay_ms = 0;  // written before exit, with no thread for it
+  config->engine.access_delay_ms = 0;            // written before exit, with no thread for it
+  config->engine.vector.hnsw_save_delay_ms = 0;  // the same
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {

@@ -1,0 +1,100 @@
+#include "src/engine/index_saver.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace engram {
+
+IndexSaver::IndexSaver(Save save, int delay_ms)
+    : save_(std::move(save)), delay_(std::chrono::milliseconds(delay_ms)) {}
+
+IndexSaver::~IndexSaver() { Stop(); }
+
+void IndexSaver::Changed(const std::string& scope) {
+  std::lock_guard lock(mutex_);
+  // A scope already waiting keeps the due time of its first change.
+  const bool added = unsaved_.try_emplace(scope, Unsaved{Clock::now() + delay_, 0}).second;
+  if (stop_) return;
+  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+  if (added) wake_.notify_one();
+}
+
+void IndexSaver::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status IndexSaver::SaveAllNow() {
+  std::lock_guard saving(save_mutex_);
+  std::map<std::string, Unsaved> all;
+  {
+    std::lock_guard lock(mutex_);
+    all.swap(unsaved_);
+  }
+  Status first = Status::OK();
+  for (const auto& [scope, unsaved] : all) {
+    Status saved = SaveOne(scope, unsaved, /*may_give_way=*/false);
+    if (first.ok() && !saved.ok()) first = std::move(saved);
+  }
+  return first;
+}
+
+std::optional<std::string> IndexSaver::TakeProblem() {
+  std::lock_guard lock(mutex_);
+  if (problem_.empty()) return std::nullopt;
+  return std::exchange(problem_, std::string());
+}
+
+size_t IndexSaver::Pending() const {
+  std::lock_guard lock(mutex_);
+  return unsaved_.size();
+}
+
+Status IndexSaver::SaveOne(const std::string& scope, Unsaved unsaved, bool may_give_way) {
+  Status saved = save_(scope, may_give_way);
+  if (saved.ok()) return saved;
+  std::lock_guard lock(mutex_);
+  if (saved.code() == StatusCode::kCancelled) {
+    ++unsaved.gave_way;
+  } else {
+    problem_ = saved.message();
+  }
+  unsaved.due = Clock::now() + delay_;
+  // Changed meanwhile: the new entry's due time stands, the count carries.
+  const auto [it, added] = unsaved_.try_emplace(scope, unsaved);
+  if (!added) it->second.gave_way = unsaved.gave_way;
+  return saved;
+}
+
+void IndexSaver::Loop() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    if (unsaved_.empty()) {
+      wake_.wait(lock);
+      continue;
+    }
+    const auto next =
+        std::min_element(unsaved_.begin(), unsaved_.end(),
+                         [](const auto& a, const auto& b) { return a.second.due < b.second.due; });
+    if (Clock::now() < next->second.due) {
+      wake_.wait_until(lock, next->second.due);
+      continue;
+    }
+    const std::string scope = next->first;
+    const Unsaved unsaved = next->second;
+    unsaved_.erase(next);
+    lock.unlock();
+    {
+      std::lock_guard saving(save_mutex_);
+      // A failure is kept for TakeProblem and the scope tried again later.
+      (void)SaveOne(scope, unsaved, unsaved.gave_way < kMaxGiveWays);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace engram

@@ -1,0 +1,91 @@
+// IndexSaver: writes a vector cache's changed HNSW files off the search
+// path (VectorCache; docs/ARCHITECTURE.md, "Large scopes").
+//
+// A saved HNSW file only saves time: the store is the truth, and a cache
+// that loads a stale file catches up by label, reading just the vectors
+// that changed since. So a change need not be saved at once. Changed(scope)
+// notes it; a background thread saves the scope once `delay_ms` have passed
+// since its first unsaved change, so a burst of changes costs one save.
+//
+// A save is the owner's `save(scope, may_give_way)`: it writes while
+// holding the index as a search does, and may stop part-way to let a
+// change in (returning Cancelled) when `may_give_way` is true. A scope
+// whose save gave way is tried again after another delay; after
+// kMaxGiveWays in a row, its next save is told it may not give way, so a
+// scope that changes without pause is still saved every few delays. A
+// failed save is tried again after a delay, and its message is kept for
+// TakeProblem. SaveAllNow saves whatever is left, in the caller's thread
+// (the owner's destructor calls it once Stop has ended the thread).
+//
+// Thread-safety: every method may be called from any thread; `save` runs
+// on the saver's thread or SaveAllNow's caller, one call at a time, and
+// under no lock of the saver's. The thread starts with the first Changed
+// and ends with Stop or the destructor.
+#ifndef ENGRAM_SRC_ENGINE_INDEX_SAVER_H_
+#define ENGRAM_SRC_ENGINE_INDEX_SAVER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "engram/status.h"
+
+namespace engram {
+
+class IndexSaver {
+ public:
+  using Save = std::function<Status(const std::string& scope, bool may_give_way)>;
+  // Saves that may give way in a row before one may not.
+  static constexpr int kMaxGiveWays = 4;
+
+  // `delay_ms` > 0.
+  IndexSaver(Save save, int delay_ms);
+  ~IndexSaver();
+  IndexSaver(const IndexSaver&) = delete;
+  IndexSaver& operator=(const IndexSaver&) = delete;
+
+  // `scope` changed: save it within delay_ms of its first unsaved change.
+  void Changed(const std::string& scope);
+  // Ends the thread, after the save it is running; later Changed calls
+  // start none.
+  void Stop();
+  // Saves every changed scope now, in the caller's thread, without giving
+  // way; the first failure's status (every scope is tried).
+  Status SaveAllNow();
+  // The latest failed save since the last call, if any.
+  std::optional<std::string> TakeProblem();
+  // Scopes changed and not saved yet.
+  size_t Pending() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Unsaved {
+    Clock::time_point due;
+    int gave_way = 0;  // saves of it that gave way in a row
+  };
+
+  // Runs one save of `scope` and puts it back when it did not end in a
+  // saved file; caller holds no lock of ours and save_mutex_.
+  Status SaveOne(const std::string& scope, Unsaved unsaved, bool may_give_way);
+  void Loop();
+
+  const Save save_;
+  const Clock::duration delay_;
+  std::mutex save_mutex_;  // one save at a time
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::condition_variable wake_;
+  std::map<std::string, Unsaved> unsaved_;
+  std::string problem_;  // latest failed save, until taken
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_ENGINE_INDEX_SAVER_H_

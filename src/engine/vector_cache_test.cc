@@ -1,0 +1,249 @@
+// VectorCache's HNSW files on a real SQLite file: what a restart reads, when
+// the background saver writes, and saves beside searches and writes.
+// `make test` also runs this target under ThreadSanitizer.
+#include "src/engine/vector_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engram/engine.h"
+#include "src/embed/hash_embedder.h"
+#include "src/store/vector_store.h"
+#include "tests/engine_for_test.h"
+#include "tests/store_for_test.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+constexpr size_t kDim = 32;
+constexpr size_t kThreshold = 100;
+
+class VectorCacheTest : public ::testing::Test {
+ protected:
+  std::string DbPath() const { return dir_.File("memory.db"); }
+  std::string IndexDir() const { return DbPath() + ".vindex"; }
+
+  VectorOptions Options(int save_delay_ms) const {
+    VectorOptions o;
+    o.hnsw_threshold = kThreshold;
+    o.hnsw_save_delay_ms = save_delay_ms;
+    o.background_backfill = false;
+    o.min_cosine = -1;
+    return o;
+  }
+
+  std::unique_ptr<Engine> OpenEngine(int save_delay_ms) const {
+    EngineOptions o;
+    o.db_path = DbPath();
+    o.embedder = embedder_;
+    o.vector = Options(save_delay_ms);
+    // An add searches for the facts it is a version of, which syncs the
+    // cache: off, so that adds leave the HNSW file behind the store.
+    o.versions.link_on_write = false;
+    o.versions.merge_near_duplicates = false;
+    return testing::OpenEngineForTest(o);
+  }
+
+  static void AddFacts(Engine& engine, size_t first, size_t count) {
+    std::vector<NewFact> facts(count);
+    for (size_t i = 0; i < count; ++i) {
+      facts[i].content = "fact number " + std::to_string(first + i) + " about item " +
+                         std::to_string((first + i) * 7919 % 1000);
+    }
+    ASSERT_TRUE(engine.Import(facts, {}).ok());
+  }
+
+  // The HNSW files of the default scope: graph and meta.
+  std::vector<std::filesystem::path> HnswFiles() const {
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    if (!std::filesystem::exists(IndexDir(), ec)) return out;
+    for (const auto& f : std::filesystem::directory_iterator(IndexDir())) {
+      const std::string name = f.path().filename().string();
+      if (name.ends_with(".hnsw") || name.ends_with(".hnsw.meta")) out.push_back(f.path());
+    }
+    return out;
+  }
+
+  // A cache and store of its own on the file, as a restarted process has.
+  struct Fresh {
+    std::unique_ptr<FactStore> store;
+    std::unique_ptr<VectorStore> vectors;
+    std::unique_ptr<VectorCache> cache;
+  };
+  Fresh OpenFresh(int save_delay_ms) const {
+    Fresh f;
+    auto store = testing::OpenStoreForTest(DbPath(), /*create=*/false);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return f;
+    f.store = std::move(*store);
+    f.vectors = std::make_unique<VectorStore>(f.store->db());
+    const Result<int64_t> space = f.vectors->FindSpace(embedder_->Space());
+    EXPECT_TRUE(space.ok()) << space.status().ToString();
+    f.cache = std::make_unique<VectorCache>(space.value_or(0), embedder_->Space(),
+                                            Options(save_delay_ms), IndexDir());
+    return f;
+  }
+
+  static Status Sync(Fresh& f, std::vector<std::string>* warnings) {
+    return f.store->ReadTransact([&]() -> Status {
+      ENGRAM_ASSIGN_OR_RETURN(const int64_t version,
+                              f.store->db()->QueryInt("PRAGMA data_version"));
+      return f.cache->Sync(f.vectors.get(), {std::string(kDefaultScope)}, version, warnings);
+    });
+  }
+
+  // The facts of the best `k` hits for `query`'s embedding.
+  std::vector<int64_t> Search(const Fresh& f, const std::string& query, size_t k) const {
+    auto embedded = embedder_->Embed({query}, EmbedPurpose::kQuery);
+    EXPECT_TRUE(embedded.ok()) << embedded.status().ToString();
+    if (!embedded.ok()) return {};
+    const std::vector<float> v = embedded->front();
+    std::vector<std::optional<float>> cosines;
+    const VectorCache::View view(*f.cache);
+    auto hits = view.Search(v, {std::string(kDefaultScope)}, k, -1.0, {}, &cosines);
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    std::vector<int64_t> out;
+    for (const VectorHit& h : hits.value_or(std::vector<VectorHit>{})) out.push_back(h.fact_rowid);
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<const Embedder> embedder_ = std::make_shared<HashEmbedder>(kDim);
+};
+
+// A restart serves its first search from the saved graph: no vector of the
+// scope is read from the store, only those that changed since the save.
+TEST_F(VectorCacheTest, ARestartReadsOnlyTheVectorsChangedSinceTheSave) {
+  {
+    auto engine = OpenEngine(/*save_delay_ms=*/0);
+    AddFacts(*engine, 0, 3 * kThreshold);
+    SearchOptions o;
+    o.mode = FusionMode::kSemantic;
+    ASSERT_TRUE(engine->Search("fact number 5", o).ok());  // builds and saves the index
+  }
+  ASSERT_EQ(HnswFiles().size(), 2u);
+
+  std::vector<int64_t> first;
+  {
+    Fresh f = OpenFresh(0);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(Sync(f, &warnings).ok());
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+    EXPECT_EQ(f.vectors->VectorsRead(), 0u);
+    first = Search(f, "fact number 5", 5);
+    EXPECT_EQ(first.size(), 5u);
+  }
+
+  // Three facts added with no search after them: the file is three behind.
+  {
+    auto engine = OpenEngine(0);
+    AddFacts(*engine, 3 * kThreshold, 3);
+  }
+  Fresh f = OpenFresh(0);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Sync(f, &warnings).ok());
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_EQ(f.vectors->VectorsRead(), 3u);
+  EXPECT_EQ(Search(f, "fact number 5", 5), first);
+}
+
+// With a delay, the sync that changed a large scope does not write its
+// file; the saver does after the delay, and whatever is left is written
+// when the cache goes.
+TEST_F(VectorCacheTest, TheSaverWritesAfterTheDelayAndOnClose) {
+  {
+    auto engine = OpenEngine(0);
+    AddFacts(*engine, 0, 2 * kThreshold);
+  }
+  {
+    Fresh f = OpenFresh(/*save_delay_ms=*/3600000);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(Sync(f, &warnings).ok());
+    EXPECT_EQ(f.vectors->VectorsRead(), 2 * kThreshold);
+    EXPECT_TRUE(HnswFiles().empty()) << "written an hour early";
+  }  // closed: written now
+  ASSERT_EQ(HnswFiles().size(), 2u);
+  {
+    Fresh f = OpenFresh(0);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(Sync(f, &warnings).ok());
+    EXPECT_EQ(f.vectors->VectorsRead(), 0u);
+  }
+
+  {
+    auto engine = OpenEngine(0);
+    AddFacts(*engine, 2 * kThreshold, 5);
+  }
+  const auto saved_at = std::filesystem::last_write_time(HnswFiles()[0]);
+  Fresh f = OpenFresh(/*save_delay_ms=*/20);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Sync(f, &warnings).ok());
+  EXPECT_EQ(f.vectors->VectorsRead(), 5u);
+  // The saver writes the caught-up index while the cache stays open.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (HnswFiles().size() != 2u || std::filesystem::last_write_time(HnswFiles()[0]) == saved_at) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "not saved in 30 s";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Fresh again = OpenFresh(0);
+  ASSERT_TRUE(Sync(again, &warnings).ok());
+  EXPECT_EQ(again.vectors->VectorsRead(), 0u);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+}
+
+// Saves run beside searches and writes, giving way to syncs: every search
+// succeeds and finds the newest fact, and what is on disk at the end is
+// the whole scope.
+TEST_F(VectorCacheTest, SavesRunBesideSearchesAndWrites) {
+  auto engine = OpenEngine(/*save_delay_ms=*/1);
+  AddFacts(*engine, 0, 2 * kThreshold);
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::atomic<int> searches{0};
+  std::vector<std::thread> searchers;
+  for (int t = 0; t < 2; ++t) {
+    searchers.emplace_back([&, t] {
+      SearchOptions o;
+      o.mode = FusionMode::kSemantic;
+      o.record_access = false;
+      while (!stop.load()) {
+        auto r = engine->Search("fact number " + std::to_string(t), o);
+        if (!r.ok() || r->hits.empty()) failures.fetch_add(1);
+        searches.fetch_add(1);
+      }
+    });
+  }
+  SearchOptions o;
+  o.mode = FusionMode::kSemantic;
+  o.record_access = false;
+  for (size_t i = 0; i < 30; ++i) {
+    NewFact f;
+    f.content = "a rare word zq" + std::to_string(i) + " written now";
+    ASSERT_TRUE(engine->Add(f).ok());
+    auto found = engine->Search(f.content, o);
+    ASSERT_TRUE(found.ok());
+    ASSERT_FALSE(found->hits.empty());
+    EXPECT_EQ(found->hits[0].fact.content, f.content);
+  }
+  stop = true;
+  for (auto& t : searchers) t.join();
+  EXPECT_EQ(failures.load(), 0) << "of " << searches.load() << " searches";
+  engine.reset();
+
+  Fresh f = OpenFresh(0);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(Sync(f, &warnings).ok());
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_EQ(f.vectors->VectorsRead(), 0u) << "the file on disk is the whole scope";
+}
+
+}  // namespace
+}  // namespace engram
