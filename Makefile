@@ -84,7 +84,7 @@ format:
 # run on their own.
 bench: build
 	@scripts/setup.sh libfaiss-dev
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution hnsw_live
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed vector_search cosine_distribution hnsw_live peer_tool
 	@bench/cli_speed.sh ./$(BUILD_DIR)/engram
 	@bench/embed_speed.sh ./$(BUILD_DIR) "$${ENGRAM_HOME:-$${XDG_DATA_HOME:-$$HOME/.local/share}/engram}/models/use-lite-en.bin"
 

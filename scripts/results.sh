@@ -383,7 +383,13 @@ print("Every figure above comes from this one run, at the commit named at the to
       "benchmarks below take too long to run here and write their own files, each naming the "
       "commit and machine it ran on: the HTTP server under load in `bench/RESULTS-load.md` "
       "(`bench/load_test.sh`, about 15 minutes), vector search against FAISS and hnswlib in "
-      "`bench/RESULTS-vector.md` (`bench/vector_search.sh`, about half an hour), and the local "
+      "`bench/RESULTS-vector.md` (`bench/vector_search.sh`, about half an hour), exact scans "
+      "against the memory bandwidth of one core and the int8 first pass in "
+      "`bench/RESULTS-scan.md` (`bench/vector_search.sh` with the read, flat, int8 and FAISS "
+      "engines), a 200,000-vector HNSW scope through the engine (restart, recall, searches "
+      "beside adds) in `bench/RESULTS-hnsw-live.md` (`bench/hnsw_live.sh`), engram against "
+      "LanceDB, Orama, usearch and SQLite FTS5 with the same vectors in "
+      "`bench/RESULTS-peers.md` (`bench/peers/run.sh`), and the local "
       "model's cosine distribution, which set its `min_cosine` default, in "
       "`bench/RESULTS-cosine.md` (`bench/cosine_distribution.sh`).")
 PY

@@ -471,8 +471,8 @@ TEST_F(FaultInjectionTest, Migration) {
 
 // The HNSW file is written beside the database with plain POSIX calls: a
 // file-size limit makes its writes fail part-way (EFBIG, as a full disk
-// would), and a directory in its temporary file's place makes it
-// impossible to create. The search answers from the index in memory and
+// would), and a file in the index directory's place makes it impossible
+// to create. The search answers from the index in memory and
 // says the file was not saved; the next search after the fault saves it.
 TEST_F(FaultInjectionTest, HnswSaveFailures) {
   hnsw_threshold_ = 2;
@@ -553,9 +553,9 @@ TEST_F(FaultInjectionTest, HnswSaveFailures) {
   std::signal(SIGXFSZ, old_handler);
 
   expect_saved_after_fault(
-      "a directory in the temporary file's place",
-      [&] { std::filesystem::create_directories(index_dir / (hnsw_name + ".tmp") / "x"); },
-      [&] { std::filesystem::remove_all(index_dir / (hnsw_name + ".tmp")); });
+      "a file in the index directory's place",
+      [&] { testing::WriteFile(index_dir.string(), "not a directory"); },
+      [&] { std::filesystem::remove(index_dir); });
 }
 
 }  // namespace
