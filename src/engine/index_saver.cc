@@ -29,15 +29,12 @@ void IndexSaver::Stop() {
 }
 
 Status IndexSaver::SaveAllNow() {
-  std::lock_guard saving(save_mutex_);
+  std::unique_lock lock(mutex_);
   std::map<std::string, Unsaved> all;
-  {
-    std::lock_guard lock(mutex_);
-    all.swap(unsaved_);
-  }
+  all.swap(unsaved_);
   Status first = Status::OK();
   for (const auto& [scope, unsaved] : all) {
-    Status saved = SaveOne(scope, unsaved, /*may_give_way=*/false);
+    Status saved = SaveOne(lock, scope, unsaved, /*may_give_way=*/false);
     if (first.ok() && !saved.ok()) first = std::move(saved);
   }
   return first;
@@ -54,10 +51,16 @@ size_t IndexSaver::Pending() const {
   return unsaved_.size();
 }
 
-Status IndexSaver::SaveOne(const std::string& scope, Unsaved unsaved, bool may_give_way) {
+Status IndexSaver::SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope,
+                           Unsaved unsaved, bool may_give_way) {
+  save_done_.wait(lock, [this] { return !saving_; });
+  saving_ = true;
+  lock.unlock();
   Status saved = save_(scope, may_give_way);
+  lock.lock();
+  saving_ = false;
+  save_done_.notify_all();
   if (saved.ok()) return saved;
-  std::lock_guard lock(mutex_);
   if (saved.code() == StatusCode::kCancelled) {
     ++unsaved.gave_way;
   } else {
@@ -80,20 +83,17 @@ void IndexSaver::Loop() {
     const auto next =
         std::min_element(unsaved_.begin(), unsaved_.end(),
                          [](const auto& a, const auto& b) { return a.second.due < b.second.due; });
-    if (Clock::now() < next->second.due) {
-      wake_.wait_until(lock, next->second.due);
+    // A copy: the entry may be gone (SaveAllNow) by the time the wait ends.
+    const Clock::time_point due = next->second.due;
+    if (Clock::now() < due) {
+      wake_.wait_until(lock, due);
       continue;
     }
     const std::string scope = next->first;
     const Unsaved unsaved = next->second;
     unsaved_.erase(next);
-    lock.unlock();
-    {
-      std::lock_guard saving(save_mutex_);
-      // A failure is kept for TakeProblem and the scope tried again later.
-      (void)SaveOne(scope, unsaved, unsaved.gave_way < kMaxGiveWays);
-    }
-    lock.lock();
+    // A failure is kept for TakeProblem and the scope tried again later.
+    (void)SaveOne(lock, scope, unsaved, unsaved.gave_way < kMaxGiveWays);
   }
 }
 

@@ -69,19 +69,22 @@ class IndexSaver {
     int gave_way = 0;  // saves of it that gave way in a row
   };
 
-  // Runs one save of `scope` and puts it back when it did not end in a
-  // saved file; caller holds no lock of ours and save_mutex_.
-  Status SaveOne(const std::string& scope, Unsaved unsaved, bool may_give_way);
+  // Runs one save of `scope` once no other runs, and puts it back when it
+  // did not end in a saved file. `lock` holds mutex_ before and after;
+  // the save itself runs without it.
+  Status SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope, Unsaved unsaved,
+                 bool may_give_way);
   void Loop();
 
   const Save save_;
   const Clock::duration delay_;
-  std::mutex save_mutex_;  // one save at a time
 
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable wake_;
+  std::condition_variable save_done_;
   std::map<std::string, Unsaved> unsaved_;
   std::string problem_;  // latest failed save, until taken
+  bool saving_ = false;  // a save runs: one at a time
   bool stop_ = false;
   std::thread thread_;
 };
