@@ -43,6 +43,8 @@ for tool in "$build/engram" "$build/bench/peer_tool" "$build/use_lite_convert"; 
   fi
 done
 export PEERS_MODULES
+# LanceDB's deprecation notices, once per search, would bury the progress.
+export RUST_LOG=${RUST_LOG:-error}
 PEERS_MODULES=$(bench/peers/setup.sh)/node_modules
 
 work=$(mktemp -d)

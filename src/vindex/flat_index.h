@@ -19,7 +19,7 @@
 // candidates by approximate score, then scores those exactly from the
 // float rows: the hits and their scores are exact, and a true hit is missed
 // only when the codes rank it below every kept candidate (recall measured
-// in bench/RESULTS-vector.md). It costs a quarter more memory.
+// in bench/RESULTS-scan.md). It costs a quarter more memory.
 //
 // Thread-safety: as VectorIndex. Search() may start threads of its own
 // (FlatIndexOptions); it joins them before it returns.
@@ -54,7 +54,7 @@ struct FlatIndexOptions {
   // int8_scan: candidates kept for exact rescoring per thread's slice,
   // max(int8_rescore_factor * k, int8_rescore_min). Defaults 4 and 40,
   // chosen on the benchmark's uniform and lowrank data (recall@10 >= 0.99
-  // at 100,000 vectors; bench/RESULTS-vector.md).
+  // at 100,000 vectors; bench/RESULTS-scan.md).
   size_t int8_rescore_factor = 4;
   size_t int8_rescore_min = 40;
 };

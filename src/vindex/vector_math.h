@@ -26,11 +26,10 @@ namespace engram {
 float Dot(const float* a, const float* b, size_t n);
 
 // out[r] = Dot(query, rows + r * n, n) for r in [0, count): `count` rows of
-// `n` floats stored one after another, read in order, one row at a time. A
-// single forward stream is what the hardware prefetcher follows at the
-// memory's bandwidth: summing two rows per pass (each query chunk loaded
-// once for both) was a few percent faster from L2 but 1.4-1.8x slower
-// from DRAM (bench/RESULTS-vector.md).
+// `n` floats stored one after another, read in order, one row at a time:
+// a single forward stream, which the hardware prefetcher follows at the
+// memory's bandwidth (100,000 rows of 512 cost 1.03x a plain read of their
+// bytes in bench/RESULTS-scan.md).
 void DotRows(const float* query, const float* rows, size_t count, size_t n, float* out);
 
 // The kernel Dot() calls, for callers that cannot afford Dot()'s one extra
