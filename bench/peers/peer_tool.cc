@@ -66,11 +66,6 @@ double WallMs() {
       .count();
 }
 
-// A corpus row as one fact's text, as `engram eval` writes it.
-std::string FactContent(const CorpusDoc& d) {
-  return d.title.empty() ? d.text : d.title + "\n" + d.text;
-}
-
 Result<std::unique_ptr<Engine>> OpenEngine(const std::string& out,
                                            std::shared_ptr<const Embedder> embedder,
                                            std::shared_ptr<Clock> clock) {

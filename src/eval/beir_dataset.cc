@@ -11,6 +11,11 @@
 #include "src/eval/text_file.h"
 
 namespace engram {
+
+std::string FactContent(const CorpusDoc& d) {
+  return d.title.empty() ? d.text : d.title + "\n" + d.text;
+}
+
 namespace {
 
 using nlohmann::json;

@@ -42,6 +42,10 @@ struct CorpusDoc {
   std::vector<std::string> tags;
 };
 
+// A corpus row as one fact's text: its title and text joined by a newline,
+// or the text alone when it has no title (`engram eval` indexes this).
+std::string FactContent(const CorpusDoc& d);
+
 struct EvalQuery {
   std::string id;
   std::string text;

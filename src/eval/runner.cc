@@ -53,11 +53,6 @@ class ScratchDir {
   Status status_;
 };
 
-// A corpus row as one fact's text.
-std::string FactContent(const CorpusDoc& d) {
-  return d.title.empty() ? d.text : d.title + "\n" + d.text;
-}
-
 // Every query of `foreign` asked in every scope of `scopes`, 10 deep.
 Result<EvalForeignFigures> AskForeignQueries(Engine& engine, const std::string& foreign_name,
                                              const std::vector<EvalQuery>& foreign,
