@@ -422,7 +422,7 @@ TEST_F(FaultInjectionTest, Migration) {
         " END; CREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, tags_terms "
         "ON facts BEGIN " +
         kUncountOldFactV5 + kCountNewFactV5 + " END; " +
-        "DELETE FROM facts WHERE superseded_by != ''; "
+        "DELETE FROM facts WHERE superseded_by != ''; DROP INDEX facts_rank; "
         "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
         "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
         "ALTER TABLE facts DROP COLUMN superseded_by; ALTER TABLE facts DROP COLUMN valid_until; "

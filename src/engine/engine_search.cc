@@ -520,7 +520,12 @@ void RankCandidates(SearchState* s, SearchResponse* response) {
   response->candidates = candidates.size();
   FusionOptions fusion = s->opts.fusion;
   if (s->options.weights) fusion.weights = *s->options.weights;
-  s->fused = Fuse(candidates, s->options.mode, fusion);
+  // Without version links nothing reorders the ranking after fusion, so
+  // only the best k need an order; ranks per signal only explain reads.
+  FusionNeeds needs;
+  if (s->edges.empty()) needs.top = s->options.k;
+  needs.signal_ranks = s->options.explain;
+  s->fused = Fuse(candidates, s->options.mode, fusion, needs);
   if (!s->edges.empty()) {
     std::vector<Timestamp> created_at;
     created_at.reserve(s->gathered.size());
@@ -533,10 +538,17 @@ void RankCandidates(SearchState* s, SearchResponse* response) {
   std::vector<FusedCandidate>& ranked = s->fused.ranked;
   if (s->options.mode == FusionMode::kBlended && !response->temporal_fallback &&
       fusion.min_score > 0) {
-    const auto weak = std::find_if(ranked.begin(), ranked.end(), [&](const FusedCandidate& c) {
-      return c.score < fusion.min_score;
-    });
-    response->below_min_score = static_cast<size_t>(ranked.end() - weak);
+    const auto is_weak = [&](const FusedCandidate& c) { return c.score < fusion.min_score; };
+    const size_t ordered = std::min(needs.top, ranked.size());
+    const auto weak = std::find_if(ranked.begin(),
+                                   ranked.begin() + static_cast<std::ptrdiff_t>(ordered), is_weak);
+    // A whole order counts from the first weak one (a lifted version may
+    // rank a weak fact above strong ones); a partial one, unlifted and so
+    // ordered by score, counts every weak one.
+    response->below_min_score =
+        ordered == ranked.size()
+            ? static_cast<size_t>(ranked.end() - weak)
+            : static_cast<size_t>(std::count_if(ranked.begin(), ranked.end(), is_weak));
     ranked.erase(weak, ranked.end());
     s->lifts.resize(std::min(s->lifts.size(), ranked.size()));
   }

@@ -85,7 +85,7 @@ FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic
 }
 
 FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
-                  const FusionOptions& options) {
+                  const FusionOptions& options, const FusionNeeds& needs) {
   FusionResult result;
   std::vector<FusedCandidate> fused(candidates.size());
   bool has_semantic = false;
@@ -106,9 +106,11 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
     fused[i].temporal =
         SignalValue{true, candidates[i].temporal, candidates[i].temporal / temporal_scale, 0};
   }
-  Rank(candidates, &FusedCandidate::lexical, &fused);
-  Rank(candidates, &FusedCandidate::semantic, &fused);
-  Rank(candidates, &FusedCandidate::temporal, &fused);
+  if (needs.signal_ranks || mode == FusionMode::kRrf) {
+    Rank(candidates, &FusedCandidate::lexical, &fused);
+    Rank(candidates, &FusedCandidate::semantic, &fused);
+    Rank(candidates, &FusedCandidate::temporal, &fused);
+  }
 
   switch (mode) {
     case FusionMode::kLexical:
@@ -143,9 +145,15 @@ FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mod
       }
       break;
   }
-  std::sort(fused.begin(), fused.end(), [&](const FusedCandidate& a, const FusedCandidate& b) {
+  const auto before = [&](const FusedCandidate& a, const FusedCandidate& b) {
     return RanksBefore(candidates, a.score, a.index, b.score, b.index);
-  });
+  };
+  if (needs.top < fused.size()) {
+    std::partial_sort(fused.begin(), fused.begin() + static_cast<std::ptrdiff_t>(needs.top),
+                      fused.end(), before);
+  } else {
+    std::sort(fused.begin(), fused.end(), before);
+  }
   result.ranked = std::move(fused);
   return result;
 }

@@ -14,12 +14,14 @@
 //   candidate without the signal scores 0 for lexical, -1 for semantic).
 // rrf: sum over the lexical and semantic rankings of 1 / (rrf_k + rank),
 //   a candidate counting only in the rankings it appears in.
-// Every signal also gets its rank among the candidates that have it.
+// Every signal also gets its rank among the candidates that have it, when
+// the caller asks for ranks (FusionNeeds).
 // Ties break by id, then scope, ascending, so rankings are deterministic;
 // the same order ranks within a signal.
 #ifndef ENGRAM_SRC_RANK_FUSION_H_
 #define ENGRAM_SRC_RANK_FUSION_H_
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,8 +57,18 @@ struct FusionResult {
 FusionWeights EffectiveWeights(const FusionWeights& requested, bool has_semantic, bool has_lexical,
                                bool has_temporal);
 
+// How much of the ranking a caller reads, so that Fuse does no more.
+struct FusionNeeds {
+  // The best `top` candidates come first, in order; the rest follow in no
+  // particular order. Default: every candidate in order.
+  size_t top = std::numeric_limits<size_t>::max();
+  // Fill SignalValue::rank of every signal (explain output). When false the
+  // ranks are 0, except under rrf, whose scores are made of them.
+  bool signal_ranks = true;
+};
+
 FusionResult Fuse(const std::vector<FusionCandidate>& candidates, FusionMode mode,
-                  const FusionOptions& options);
+                  const FusionOptions& options, const FusionNeeds& needs = {});
 
 }  // namespace engram
 

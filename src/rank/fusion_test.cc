@@ -92,5 +92,34 @@ TEST(FusionTest, TemporalAboveOneIsScaledByTheLargest) {
   EXPECT_DOUBLE_EQ(r.weights.temporal, 1.0);  // the only signal present
 }
 
+// Asked for the best few, Fuse orders those as a whole ranking would and
+// leaves the rest out of order; asked for no signal ranks, it leaves them 0
+// except under rrf, which scores by them.
+TEST(FusionTest, NeedsBoundTheOrderAndTheSignalRanks) {
+  std::vector<FusionCandidate> in;
+  for (int i = 0; i < 200; ++i) {
+    // Scores with ties (i % 37), so the id tie-break takes part.
+    in.push_back(Make("f" + std::to_string(i), 1.0 + (i * 7919) % 37, (i % 5) * 0.1));
+  }
+  const FusionResult whole = Fuse(in, FusionMode::kBlended, {});
+  FusionNeeds needs;
+  needs.top = 10;
+  needs.signal_ranks = false;
+  const FusionResult best = Fuse(in, FusionMode::kBlended, {}, needs);
+  ASSERT_EQ(best.ranked.size(), in.size());
+  for (size_t i = 0; i < needs.top; ++i) {
+    EXPECT_EQ(best.ranked[i].index, whole.ranked[i].index) << "position " << i;
+    EXPECT_DOUBLE_EQ(best.ranked[i].score, whole.ranked[i].score);
+    EXPECT_EQ(best.ranked[i].lexical.rank, 0u);
+    EXPECT_GT(whole.ranked[i].lexical.rank, 0u);
+  }
+  const FusionResult rrf = Fuse(in, FusionMode::kRrf, {}, needs);
+  const FusionResult rrf_whole = Fuse(in, FusionMode::kRrf, {});
+  for (size_t i = 0; i < needs.top; ++i) {
+    EXPECT_EQ(rrf.ranked[i].index, rrf_whole.ranked[i].index) << "position " << i;
+    EXPECT_EQ(rrf.ranked[i].lexical.rank, rrf_whole.ranked[i].lexical.rank);
+  }
+}
+
 }  // namespace
 }  // namespace engram

@@ -1,6 +1,7 @@
 #include "src/store/fact_id.h"
 
 #include <gtest/gtest.h>
+#include <unicode/uchar.h>
 
 #include "src/common/hash.h"
 
@@ -12,6 +13,18 @@ TEST(FactIdTest, NormalisesCaseWhitespaceAndCompatibilityForms) {
   EXPECT_EQ(NormalizeForId("ﬁle ＡＢＣ"), "file abc");
   EXPECT_EQ(FactId("Prefers tabs"), FactId("  prefers   TABS  "));
   EXPECT_NE(FactId("prefers tabs"), FactId("prefers tab"));
+}
+
+// The ASCII shortcut answers as ICU's White_Space property does, and the
+// non-ASCII spaces still separate words.
+TEST(FactIdTest, WhiteSpaceIsUnicodesPropertyForEveryAsciiCharacter) {
+  for (char32_t c = 1; c < 0x80; ++c) {
+    if (c >= 'A' && c <= 'Z') continue;  // folded to lower case, not spaces
+    const std::string text = std::string("a") + static_cast<char>(c) + "b";
+    const bool space = u_isUWhiteSpace(static_cast<UChar32>(c)) != 0;
+    EXPECT_EQ(NormalizeForId(text), space ? "a b" : text) << "code point " << static_cast<int>(c);
+  }
+  EXPECT_EQ(NormalizeForId("a\u00a0b\u2003c\u0085d"), "a b c d");
 }
 
 TEST(FactIdTest, IsFirstTwelveBytesOfSha256AsHex) {

@@ -385,9 +385,10 @@ Result<std::vector<RankInput>> FactStore::RankInputs(const std::vector<std::stri
 
 Result<std::vector<RankInput>> FactStore::RankInputsOf(const std::vector<int64_t>& rowids,
                                                        const FactVisibility& visibility) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(std::string("SELECT ") + kRankColumns +
-                                                          " FROM facts WHERE rowid = ?1" +
-                                                          visibility.Condition("facts")));
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kRankColumns + " FROM facts INDEXED BY " +
+                   kRankIndexName + " WHERE rowid = ?1" + visibility.Condition("facts")));
   std::vector<RankInput> out;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);

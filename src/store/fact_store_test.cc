@@ -253,9 +253,10 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
       row.text.tags_terms = 1;
       ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
     }
-    // Nor what schemas 6 and 7 added: history columns, version links and
-    // the language of the content.
-    ASSERT_TRUE(db->Exec("DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
+    // Nor what schemas 6 to 8 added: history columns, version links, the
+    // language of the content and the rank index.
+    ASSERT_TRUE(db->Exec("DROP INDEX facts_rank; "
+                         "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
                          "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
                          "ALTER TABLE facts DROP COLUMN superseded_by; "
                          "ALTER TABLE facts DROP COLUMN valid_until; "
@@ -266,6 +267,10 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   auto store = FactStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ(*(*store)->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(*(*store)->db()->QueryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE "
+                                                  "type = 'index' AND name = '") +
+                                      kRankIndexName + "'"),
+            1);
   const auto [stats, truth] = ScopeStatsAndTruth((*store)->db());
   EXPECT_EQ(stats, "a:2,15,2,0;b:1,5,1,0;");
   EXPECT_EQ(stats, truth);

@@ -13,11 +13,15 @@
 namespace engram {
 
 // The version this build writes.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // Name of the FTS5 tokenizer the schema's full-text table uses. It must be
 // registered on the connection before any statement touches `facts`.
 inline constexpr char kFtsTokenizerName[] = "engram";
+
+// The index of what ranking reads of a fact it finds by rowid (migration 8);
+// a query that looks candidates up by rowid names it with INDEXED BY.
+inline constexpr char kRankIndexName[] = "facts_rank";
 
 // Brings the database to kSchemaVersion. Returns the version found before.
 Result<int> MigrateSchema(SqliteDb* db);

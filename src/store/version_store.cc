@@ -38,6 +38,27 @@ Result<std::vector<VersionLink>> VersionStore::NewerThan(const std::vector<int64
   std::vector<int64_t> sorted = rowids;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // Candidates that fill a good part of their rowid range (a lexical search
+  // over a scope of long texts matches most of it) are served by one walk
+  // of the range, dropping the links of rowids not asked for; sparse ones
+  // by a lookup each, which costs several rows' steps.
+  const int64_t span = sorted.back() - sorted.front() + 1;
+  if (static_cast<int64_t>(sorted.size()) * kDenseShare >= span) {
+    ENGRAM_ASSIGN_OR_RETURN(
+        SqliteStatement range,
+        db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "
+                     "WHERE older_rowid BETWEEN ?1 AND ?2 ORDER BY older_rowid, newer_rowid"));
+    range.BindInt(1, sorted.front());
+    range.BindInt(2, sorted.back());
+    ENGRAM_RETURN_IF_ERROR(ReadLinks(&range, &out));
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const VersionLink& l) {
+                               return !std::binary_search(sorted.begin(), sorted.end(),
+                                                          l.older_rowid);
+                             }),
+              out.end());
+    return out;
+  }
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "

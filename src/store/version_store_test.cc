@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "src/store/fact_id.h"
 #include "src/store/fact_store.h"
 #include "tests/store_for_test.h"
@@ -54,6 +57,55 @@ TEST_F(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts)
   EXPECT_EQ((*newer)[0].newer_rowid, rowids_[2]);
   ASSERT_TRUE(store_->Transact([&] { return store_->DeleteRowids({rowids_[1]}).status(); }).ok());
   EXPECT_TRUE(All().empty()) << "both links named the deleted fact";
+}
+
+// Dense rowids are read in one walk of their range, sparse ones a lookup
+// each; both give exactly the links of the rowids asked for, in order.
+TEST_F(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
+  for (int i = 0; i < 40; ++i) {
+    const std::string content = "fact " + std::to_string(i);
+    FactRow row;
+    row.fact.id = FactId(content);
+    row.fact.content = content;
+    ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
+    rowids_.push_back(store_->db()->LastInsertRowid());
+  }
+  for (size_t i = 0; i + 2 < rowids_.size(); i += 3) {
+    ASSERT_TRUE(Put({rowids_[i], rowids_[i + 1], 0.8, false}).ok());
+    ASSERT_TRUE(Put({rowids_[i], rowids_[i + 2], 0.9, true}).ok());
+  }
+  const std::vector<VersionLink> all = All();
+  const auto expected = [&](const std::vector<int64_t>& asked) {
+    std::vector<VersionLink> out;
+    for (const VersionLink& l : all) {
+      if (std::find(asked.begin(), asked.end(), l.older_rowid) != asked.end()) out.push_back(l);
+    }
+    return out;
+  };
+  const auto same = [](const std::vector<VersionLink>& a, const std::vector<VersionLink>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].older_rowid != b[i].older_rowid || a[i].newer_rowid != b[i].newer_rowid ||
+          a[i].explicit_update != b[i].explicit_update) {
+        return false;
+      }
+    }
+    return true;
+  };
+  // Every other rowid of all 43: dense. Three far apart: sparse.
+  std::vector<int64_t> dense;
+  for (size_t i = 0; i < rowids_.size(); i += 2) dense.push_back(rowids_[i]);
+  const std::vector<int64_t> sparse = {rowids_[3], rowids_[21], rowids_[42]};
+  ASSERT_GE(static_cast<int64_t>(dense.size()) * VersionStore::kDenseShare,
+            dense.back() - dense.front() + 1);
+  ASSERT_LT(static_cast<int64_t>(sparse.size()) * VersionStore::kDenseShare,
+            sparse.back() - sparse.front() + 1);
+  for (const auto& asked : {dense, sparse}) {
+    auto got = VersionStore(store_->db()).NewerThan(asked);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_FALSE(expected(asked).empty());
+    EXPECT_TRUE(same(*got, expected(asked))) << got->size() << " links";
+  }
 }
 
 }  // namespace
