@@ -11,12 +11,19 @@
 #    the default blended search with the local model (search_ms_* and
 #    semantic_search_ms_*, the same figures) and of `--mode lexical` on the
 #    same store (lexical_search_ms_*), alternated query by query so that
-#    load from other processes falls on both alike. Target: < 150 ms.
+#    load from other processes falls on both alike. Target: < 150 ms;
+#  - the same searches, in the same turn, asked of `engram serve` on the
+#    same store over one kept-alive loopback connection after each round
+#    of one-shot searches (server_search_ms_*, server_lexical_search_ms_*:
+#    from sending the request to reading the whole answer), so a one-shot
+#    process compares with the server it would otherwise have asked
+#    (oneshot_to_server_ratio, of the medians).
 # The model is installed into a temporary ENGRAM_HOME with
 # scripts/install_model.sh and the use_lite_convert found next to engram.
 # Prints one JSON object. Needs ../shared/datasets/scifact and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 engram=$(realpath "${1:-./build/engram}")
 converter=$(dirname "$engram")/use_lite_convert
 runs=${RUNS:-5}
@@ -82,8 +89,34 @@ if ! "$engram" --db "$work/search.db" search "${queries[0]}" --json --no-record 
   echo "bench: the default search did not use the semantic signal" >&2
   exit 1
 fi
+server_pid=""
+trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+start_server "$work/serve.log" "$engram" --db "$work/search.db" serve --port 0 || exit 1
+# Reads "MODE<TAB>QUERY" lines, asks the server, prints the milliseconds.
+coproc ASK { python3 -u -c '
+import http.client, json, sys, time
+conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for line in sys.stdin:
+    mode, query = line.rstrip("\n").split("\t", 1)
+    body = json.dumps({"query": query, "k": 10, "mode": mode})
+    t0 = time.perf_counter()
+    conn.request("POST", "/v1/search", body, {"Content-Type": "application/json"})
+    response = conn.getresponse()
+    answer = response.read()
+    ms = (time.perf_counter() - t0) * 1000
+    if response.status != 200:
+        sys.exit(f"bench: the server answered {response.status}: {answer[:200]!r}")
+    print(f"{ms:.3f}")' "$port"; }
+ask() {
+  printf '%s\t%s\n' "$1" "$2" >&"${ASK[1]}"
+  local ms
+  read -r ms <&"${ASK[0]}" || { echo "bench: no answer from the server" >&2; exit 1; }
+  echo "$ms"
+}
 search_times=()
 lexical_times=()
+server_times=()
+server_lexical_times=()
 for _ in $(seq "$runs"); do
   for q in "${queries[@]}"; do
     t0=$(now)
@@ -94,11 +127,25 @@ for _ in $(seq "$runs"); do
     search_times+=("$(elapsed "$t0" "$t1" 1000)")
     lexical_times+=("$(elapsed "$t1" "$t2" 1000)")
   done
+  # The server's turn after each round: the one-shot searches recorded
+  # accesses, which the server sees once, as it would beside other writers.
+  for q in "${queries[@]}"; do
+    server_times+=("$(ask blended "$q")")
+    server_lexical_times+=("$(ask lexical "$q")")
+  done
 done
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
 search_median=$(printf '%s\n' "${search_times[@]}" | median)
 search_p95=$(printf '%s\n' "${search_times[@]}" | p95)
 lexical_median=$(printf '%s\n' "${lexical_times[@]}" | median)
 lexical_p95=$(printf '%s\n' "${lexical_times[@]}" | p95)
+server_median=$(printf '%s\n' "${server_times[@]}" | median)
+server_p95=$(printf '%s\n' "${server_times[@]}" | p95)
+server_lexical_median=$(printf '%s\n' "${server_lexical_times[@]}" | median)
+server_lexical_p95=$(printf '%s\n' "${server_lexical_times[@]}" | p95)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 printf '{"import_docs": %d, "import_seconds_median": %.3f, "import_runs": %d, "import_embed_provider": "null", ' \
   "$docs" "$import_median" "$runs"
@@ -107,5 +154,10 @@ printf '"embed_import_facts": %d, "embed_import_seconds": %.1f, "embed_import_fa
 printf '"search_facts": %d, "search_embed_provider": "local", "search_ms_median": %.1f, "search_ms_p95": %.1f, "search_runs": %d, ' \
   "$facts" "$search_median" "$search_p95" "${#search_times[@]}"
 printf '"semantic_search_ms_median": %.1f, "semantic_search_ms_p95": %.1f, ' "$search_median" "$search_p95"
-printf '"lexical_search_ms_median": %.1f, "lexical_search_ms_p95": %.1f, "load_average": "%s"}\n' \
-  "$lexical_median" "$lexical_p95" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '"lexical_search_ms_median": %.1f, "lexical_search_ms_p95": %.1f, ' "$lexical_median" "$lexical_p95"
+printf '"server_search_ms_median": %.2f, "server_search_ms_p95": %.2f, ' "$server_median" "$server_p95"
+printf '"server_lexical_search_ms_median": %.2f, "server_lexical_search_ms_p95": %.2f, ' \
+  "$server_lexical_median" "$server_lexical_p95"
+printf '"oneshot_to_server_ratio": %s, "lexical_oneshot_to_server_ratio": %s, ' \
+  "$(ratio "$search_median" "$server_median")" "$(ratio "$lexical_median" "$server_lexical_median")"
+printf '"load_average": "%s"}\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

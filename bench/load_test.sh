@@ -7,6 +7,11 @@
 #    new facts interleaved, at that many requests per second in all, an
 #    open loop whose latencies count from when each request was due
 #    (bench/load_client.cc);
+#  - phase "serial" first: one client, SERIAL_SEARCHES (300) searches one
+#    after another and no adds: the server's own CPU time per search with
+#    nothing else running (utime + stime of the process from /proc, over the
+#    phase, divided by its requests: a mean, which the slow tail lifts above
+#    the median);
 #  - phase "capacity": the same clients with no pacing (a closed loop) for
 #    CAP_SEARCHES (2,000) searches and CAP_ADDS (200) adds: the most the
 #    server does on this machine, and the latency when saturated;
@@ -17,6 +22,7 @@
 # ../shared/datasets/scifact and python3; takes about 5 minutes per rate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 build=$(realpath "${1:-./build}")
 engram=$build/engram
 client=$build/bench/load_client
@@ -27,6 +33,7 @@ searches=${SEARCHES:-10000}
 adds=${ADDS:-1000}
 cap_searches=${CAP_SEARCHES:-2000}
 cap_adds=${CAP_ADDS:-200}
+serial_searches=${SERIAL_SEARCHES:-300}
 max_seconds=${MAX_SECONDS:-600}
 if [ ! -f "$dataset/corpus.jsonl" ]; then
   echo "load_test: $dataset/corpus.jsonl is missing; the load test needs the scifact dataset" >&2
@@ -70,26 +77,40 @@ for line in open(sys.argv[1], encoding="utf-8"):
 echo "load_test: importing 10,000 facts with the local model" >&2
 "$engram" import "$work/store.jsonl" > /dev/null
 
-"$engram" serve --port 0 --threads "$((clients + 8))" 2> "$work/serve.log" &
-server_pid=$!
-for _ in $(seq 1 600); do
-  grep -q "engram: serving http://" "$work/serve.log" && break
-  sleep 0.1
-done
-port=$(grep -o "serving http://127.0.0.1:[0-9]*" "$work/serve.log" | grep -o "[0-9]*$")
-[ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
+start_server "$work/serve.log" "$engram" serve --port 0 --threads "$((clients + 8))" || exit 1
 
+# The server's CPU seconds so far (user + system, all its threads).
+server_cpu() {
+  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$server_pid/stat"
+}
+# run_phase NAME CLIENT-ARGS...: one load_client run, its JSON in
+# $work/NAME.json with the server's CPU over it added.
 status=0
+run_phase() {
+  local name=$1 before after
+  shift
+  before=$(server_cpu)
+  "$client" --port "$port" --queries "$work/queries.txt" --max-seconds "$max_seconds" "$@" \
+    > "$work/$name.raw.json" || status=1
+  after=$(server_cpu)
+  python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["server_cpu_s"] = float(sys.argv[3]) - float(sys.argv[2])
+json.dump(p, open(sys.argv[4], "w"))' "$work/$name.raw.json" "$before" "$after" "$work/$name.json"
+}
+echo "load_test: serial, one client, $serial_searches searches" >&2
+: > "$work/no_adds.jsonl"
+run_phase serial --clients 1 --rate 0 --searches "$serial_searches" --adds 0 \
+  --facts "$work/no_adds.jsonl"
 for rate in $rates; do
   echo "load_test: offered load, $rate requests/s, $clients clients" >&2
-  "$client" --port "$port" --clients "$clients" --rate "$rate" --searches "$searches" \
-    --adds "$adds" --queries "$work/queries.txt" --facts "$work/adds-$rate.jsonl" \
-    --max-seconds "$max_seconds" > "$work/offered-$rate.json" || status=1
+  run_phase "offered-$rate" --clients "$clients" --rate "$rate" --searches "$searches" \
+    --adds "$adds" --facts "$work/adds-$rate.jsonl"
 done
 echo "load_test: capacity, $clients clients, no pacing" >&2
-"$client" --port "$port" --clients "$clients" --rate 0 --searches "$cap_searches" \
-  --adds "$cap_adds" --queries "$work/queries.txt" --facts "$work/cap_adds.jsonl" \
-  --max-seconds "$max_seconds" > "$work/capacity.json" || status=1
+run_phase capacity --clients "$clients" --rate 0 --searches "$cap_searches" \
+  --adds "$cap_adds" --facts "$work/cap_adds.jsonl"
 kill -TERM "$server_pid"
 wait "$server_pid" || { echo "load_test: the server did not exit cleanly" >&2; status=1; }
 server_pid=""
@@ -104,22 +125,26 @@ python3 - "$work" "$(git describe --always --dirty)" "$(nproc)" "$stored" $rates
   > bench/RESULTS-load.md <<'PY'
 import json, os, sys
 work, commit, cores, stored = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-phases = [("offered", json.load(open(os.path.join(work, f"offered-{rate}.json"))))
-          for rate in sys.argv[5:]]
+phases = [("serial", json.load(open(os.path.join(work, "serial.json"))))]
+phases += [("offered", json.load(open(os.path.join(work, f"offered-{rate}.json"))))
+           for rate in sys.argv[5:]]
 phases.append(("capacity", json.load(open(os.path.join(work, "capacity.json")))))
 print(f"Written by `bench/load_test.sh` at commit {commit} on {cores} cores: `engram serve` with "
       "the local model on a 10,000-fact store (scifact sentences), queries from scifact, client "
       "and server on the same machine over loopback. Latencies in ms; in the offered phase they "
-      "count from when each request was due.\n")
+      "count from when each request was due. Server CPU is the process's user + system time "
+      "over the phase (every thread: HTTP, search, embedding, writes, access recording) divided "
+      "by the requests answered, a mean.\n")
 print("| phase | clients | offered req/s | requests | seconds | throughput req/s | errors "
-      "| search p50 / p95 / p99 | add p50 / p95 / p99 | adds acknowledged | facts missing "
-      "| facts before + created = after |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| server CPU ms / request | search p50 / p95 / p99 | add p50 / p95 / p99 "
+      "| adds acknowledged | facts missing | facts before + created = after |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for name, p in phases:
     s, a = p["search"], p["add"]
     offered = "unpaced" if p["offered_rate"] == 0 else f"{p['offered_rate']:g}"
     print(f"| {name} | {p['clients']} | {offered} | {p['requests']:,} | {p['seconds']:.1f} "
           f"| {p['throughput_rps']:.1f} | {p['errors']} "
+          f"| {1000 * p['server_cpu_s'] / max(1, p['requests']):.2f} "
           f"| {s['p50_ms']:.1f} / {s['p95_ms']:.1f} / {s['p99_ms']:.1f} "
           f"| {a['p50_ms']:.1f} / {a['p95_ms']:.1f} / {a['p99_ms']:.1f} "
           f"| {p['acknowledged_adds']:,} | {p['missing_facts']} "
@@ -128,6 +153,6 @@ for name, p in phases:
 print(f"\nAfter SIGTERM the server exited cleanly and the database file held {stored:,} facts "
       "(`engram export`), the count the last phase ended with.")
 PY
-cat "$work"/offered-*.json "$work/capacity.json"
+cat "$work/serial.json" "$work"/offered-*.json "$work/capacity.json"
 exit "$status"
 

@@ -28,6 +28,7 @@
 # in 10 ms clock ticks summed over the run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/lib.sh
 dataset=${1:?usage: bench/peers/run.sh DATASET [ROUNDS]}
 rounds=${2:-3}
 [ -d "$dataset" ] || dataset=${DATASETS:-../shared/datasets}/$dataset
@@ -63,14 +64,7 @@ scripts/install_model.sh "$build/use_lite_convert" "$ENGRAM_HOME/models" 2> "$wo
 echo "peers: indexing $(basename "$dataset") with engram" >&2
 "$build/bench/peer_tool" data "$dataset" "$work"
 
-"$build/engram" --db "$work/engram.db" serve --port 0 2> "$work/serve.log" &
-server_pid=$!
-for _ in $(seq 1 600); do
-  grep -q "engram: serving http://" "$work/serve.log" && break
-  sleep 0.1
-done
-port=$(grep -o "serving http://127.0.0.1:[0-9]*" "$work/serve.log" | grep -o "[0-9]*$")
-[ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
+start_server "$work/serve.log" "$build/engram" --db "$work/engram.db" serve --port 0 || exit 1
 
 in_process() {
   local round=$1

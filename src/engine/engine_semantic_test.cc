@@ -635,8 +635,8 @@ TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
 // every search succeeds and returns whole, distinct, live facts; once the
 // writes stop, the store and the cache agree with what was written. Run on
 // a flat scope and on an HNSW one (hnsw_threshold 16), whose syncs update
-// the graph while a background saver writes its file every millisecond,
-// giving way to them.
+// the graph while a background saver writes its file every millisecond
+// between them.
 class SemanticConcurrencyTest : public SemanticTest,
                                 public ::testing::WithParamInterface<size_t> {};
 

@@ -13,7 +13,7 @@ IndexSaver::~IndexSaver() { Stop(); }
 void IndexSaver::Changed(const std::string& scope) {
   std::lock_guard lock(mutex_);
   // A scope already waiting keeps the due time of its first change.
-  const bool added = unsaved_.try_emplace(scope, Unsaved{Clock::now() + delay_, 0}).second;
+  const bool added = unsaved_.try_emplace(scope, Clock::now() + delay_).second;
   if (stop_) return;
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   if (added) wake_.notify_one();
@@ -30,11 +30,11 @@ void IndexSaver::Stop() {
 
 Status IndexSaver::SaveAllNow() {
   std::unique_lock lock(mutex_);
-  std::map<std::string, Unsaved> all;
+  std::map<std::string, Clock::time_point> all;
   all.swap(unsaved_);
   Status first = Status::OK();
-  for (const auto& [scope, unsaved] : all) {
-    Status saved = SaveOne(lock, scope, unsaved, /*may_give_way=*/false);
+  for (const auto& [scope, due] : all) {
+    Status saved = SaveOne(lock, scope);
     if (first.ok() && !saved.ok()) first = std::move(saved);
   }
   return first;
@@ -51,25 +51,18 @@ size_t IndexSaver::Pending() const {
   return unsaved_.size();
 }
 
-Status IndexSaver::SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope,
-                           Unsaved unsaved, bool may_give_way) {
+Status IndexSaver::SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope) {
   save_done_.wait(lock, [this] { return !saving_; });
   saving_ = true;
   lock.unlock();
-  Status saved = save_(scope, may_give_way);
+  Status saved = save_(scope);
   lock.lock();
   saving_ = false;
   save_done_.notify_all();
   if (saved.ok()) return saved;
-  if (saved.code() == StatusCode::kCancelled) {
-    ++unsaved.gave_way;
-  } else {
-    problem_ = saved.message();
-  }
-  unsaved.due = Clock::now() + delay_;
-  // Changed meanwhile: the new entry's due time stands, the count carries.
-  const auto [it, added] = unsaved_.try_emplace(scope, unsaved);
-  if (!added) it->second.gave_way = unsaved.gave_way;
+  if (saved.code() != StatusCode::kCancelled) problem_ = saved.message();
+  // Changed meanwhile: the new entry's due time stands.
+  unsaved_.try_emplace(scope, Clock::now() + delay_);
   return saved;
 }
 
@@ -82,18 +75,17 @@ void IndexSaver::Loop() {
     }
     const auto next =
         std::min_element(unsaved_.begin(), unsaved_.end(),
-                         [](const auto& a, const auto& b) { return a.second.due < b.second.due; });
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
     // A copy: the entry may be gone (SaveAllNow) by the time the wait ends.
-    const Clock::time_point due = next->second.due;
+    const Clock::time_point due = next->second;
     if (Clock::now() < due) {
       wake_.wait_until(lock, due);
       continue;
     }
     const std::string scope = next->first;
-    const Unsaved unsaved = next->second;
     unsaved_.erase(next);
     // A failure is kept for TakeProblem and the scope tried again later.
-    (void)SaveOne(lock, scope, unsaved, unsaved.gave_way < kMaxGiveWays);
+    (void)SaveOne(lock, scope);
   }
 }
 

@@ -7,15 +7,12 @@
 // notes it; a background thread saves the scope once `delay_ms` have passed
 // since its first unsaved change, so a burst of changes costs one save.
 //
-// A save is the owner's `save(scope, may_give_way)`: it writes while
-// holding the index as a search does, and may stop part-way to let a
-// change in (returning Cancelled) when `may_give_way` is true. A scope
-// whose save gave way is tried again after another delay; after
-// kMaxGiveWays in a row, its next save is told it may not give way, so a
-// scope that changes without pause is still saved every few delays. A
-// failed save is tried again after a delay, and its message is kept for
-// TakeProblem. SaveAllNow saves whatever is left, in the caller's thread
-// (the owner's destructor calls it once Stop has ended the thread).
+// A save is the owner's `save(scope)`, which holds the index only briefly
+// (VectorCache::SaveHnsw). One that could not finish because the index
+// changed under it (Cancelled) is tried again after another delay; one that
+// failed is too, and its message is kept for TakeProblem. SaveAllNow saves
+// whatever is left, in the caller's thread (the owner's destructor calls it
+// once Stop has ended the thread).
 //
 // Thread-safety: every method may be called from any thread; `save` runs
 // on the saver's thread or SaveAllNow's caller, one call at a time, and
@@ -39,9 +36,7 @@ namespace engram {
 
 class IndexSaver {
  public:
-  using Save = std::function<Status(const std::string& scope, bool may_give_way)>;
-  // Saves that may give way in a row before one may not.
-  static constexpr int kMaxGiveWays = 4;
+  using Save = std::function<Status(const std::string& scope)>;
 
   // `delay_ms` > 0.
   IndexSaver(Save save, int delay_ms);
@@ -54,8 +49,8 @@ class IndexSaver {
   // Ends the thread, after the save it is running; later Changed calls
   // start none.
   void Stop();
-  // Saves every changed scope now, in the caller's thread, without giving
-  // way; the first failure's status (every scope is tried).
+  // Saves every changed scope now, in the caller's thread; the first
+  // failure's status (every scope is tried).
   Status SaveAllNow();
   // The latest failed save since the last call, if any.
   std::optional<std::string> TakeProblem();
@@ -64,16 +59,10 @@ class IndexSaver {
 
  private:
   using Clock = std::chrono::steady_clock;
-  struct Unsaved {
-    Clock::time_point due;
-    int gave_way = 0;  // saves of it that gave way in a row
-  };
-
-  // Runs one save of `scope` once no other runs, and puts it back when it
-  // did not end in a saved file. `lock` holds mutex_ before and after;
-  // the save itself runs without it.
-  Status SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope, Unsaved unsaved,
-                 bool may_give_way);
+  // Runs one save of `scope` once no other runs, and puts it back, due
+  // after another delay, when it did not end in a saved file. `lock` holds
+  // mutex_ before and after; the save itself runs without it.
+  Status SaveOne(std::unique_lock<std::mutex>& lock, const std::string& scope);
   void Loop();
 
   const Save save_;
@@ -82,9 +71,9 @@ class IndexSaver {
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable wake_;
   std::condition_variable save_done_;
-  std::map<std::string, Unsaved> unsaved_;
-  std::string problem_;  // latest failed save, until taken
-  bool saving_ = false;  // a save runs: one at a time
+  std::map<std::string, Clock::time_point> unsaved_;  // scope -> when due
+  std::string problem_;                               // latest failed save, until taken
+  bool saving_ = false;                               // a save runs: one at a time
   bool stop_ = false;
   std::thread thread_;
 };

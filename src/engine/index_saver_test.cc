@@ -1,5 +1,5 @@
 // IndexSaver with a recording save function: when saves come, how a save
-// that gives way or fails is tried again, and what SaveAllNow does. `make
+// that was cancelled or failed is tried again, and what SaveAllNow does. `make
 // test` also runs this target under ThreadSanitizer.
 #include "src/engine/index_saver.h"
 
@@ -24,13 +24,12 @@ class RecordingSave {
  public:
   struct Call {
     std::string scope;
-    bool may_give_way = false;
   };
 
   IndexSaver::Save Function() {
-    return [this](const std::string& scope, bool may_give_way) {
+    return [this](const std::string& scope) {
       std::lock_guard lock(mutex_);
-      calls_.push_back({scope, may_give_way});
+      calls_.push_back({scope});
       Status answer = Status::OK();
       if (!script_.empty()) {
         answer = script_.front();
@@ -74,7 +73,6 @@ TEST(IndexSaverTest, ABurstOfChangesIsOneSaveAfterTheDelay) {
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].scope, "a");
   EXPECT_EQ(calls[1].scope, "b");
-  EXPECT_TRUE(calls[0].may_give_way);
   saver.Stop();
   EXPECT_EQ(save.Calls().size(), 2u) << "each scope saved once";
   EXPECT_EQ(saver.Pending(), 0u);
@@ -87,21 +85,17 @@ TEST(IndexSaverTest, ABurstOfChangesIsOneSaveAfterTheDelay) {
   EXPECT_EQ(save.Calls().size(), 3u);
 }
 
-TEST(IndexSaverTest, ASaveThatGivesWayIsTriedAgainAndInsistsAfterEnoughOfThem) {
+TEST(IndexSaverTest, ACancelledSaveIsTriedAgainAndIsNoProblem) {
   RecordingSave save;
-  std::vector<Status> gave_way(static_cast<size_t>(IndexSaver::kMaxGiveWays),
-                               Cancelled("gave way"));
-  save.Script(gave_way);
+  save.Script({Cancelled("index replaced"), Cancelled("index replaced")});
   IndexSaver saver(save.Function(), /*delay_ms=*/1);
   saver.Changed("a");
-  const auto tries = static_cast<size_t>(IndexSaver::kMaxGiveWays) + 1;
-  const std::vector<RecordingSave::Call> calls = save.WaitFor(tries);
-  ASSERT_EQ(calls.size(), tries);
-  for (size_t i = 0; i + 1 < tries; ++i) EXPECT_TRUE(calls[i].may_give_way) << i;
-  EXPECT_FALSE(calls.back().may_give_way);
+  const std::vector<RecordingSave::Call> calls = save.WaitFor(3);
+  ASSERT_EQ(calls.size(), 3u);
+  for (const RecordingSave::Call& call : calls) EXPECT_EQ(call.scope, "a");
   saver.Stop();
   EXPECT_EQ(saver.Pending(), 0u);
-  EXPECT_FALSE(saver.TakeProblem().has_value()) << "giving way is no problem";
+  EXPECT_FALSE(saver.TakeProblem().has_value()) << "a cancelled save is no problem";
 }
 
 TEST(IndexSaverTest, AFailedSaveIsReportedOnceAndTriedAgain) {
@@ -118,7 +112,7 @@ TEST(IndexSaverTest, AFailedSaveIsReportedOnceAndTriedAgain) {
   EXPECT_EQ(saver.Pending(), 0u);
 }
 
-TEST(IndexSaverTest, SaveAllNowSavesWhatWaitsWithoutGivingWay) {
+TEST(IndexSaverTest, SaveAllNowSavesWhatWaits) {
   RecordingSave save;
   IndexSaver saver(save.Function(), /*delay_ms=*/3600000);
   saver.Changed("b");
@@ -129,8 +123,7 @@ TEST(IndexSaverTest, SaveAllNowSavesWhatWaitsWithoutGivingWay) {
   const std::vector<RecordingSave::Call> calls = save.Calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].scope, "a");
-  EXPECT_FALSE(calls[0].may_give_way);
-  EXPECT_FALSE(calls[1].may_give_way);
+  EXPECT_EQ(calls[1].scope, "b");
   EXPECT_EQ(saver.Pending(), 1u) << "the failed one waits";
   EXPECT_TRUE(saver.SaveAllNow().ok());
   EXPECT_EQ(save.Calls().size(), 3u);

@@ -30,10 +30,7 @@ VectorCache::VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOp
       index_dir_(std::move(index_dir)) {
   if (options_.hnsw_save_delay_ms > 0) {
     saver_ = std::make_unique<IndexSaver>(
-        [this](const std::string& scope, bool may_give_way) {
-          return SaveHnsw(scope, may_give_way);
-        },
-        options_.hnsw_save_delay_ms);
+        [this](const std::string& scope) { return SaveHnsw(scope); }, options_.hnsw_save_delay_ms);
   }
 }
 
@@ -45,27 +42,36 @@ VectorCache::~VectorCache() {
   (void)saver_->SaveAllNow();
 }
 
-Result<HnswIndex::PendingSave> VectorCache::WriteHnsw(const std::string& scope,
-                                                      const ScopeIndex& entry,
-                                                      bool may_give_way) const {
-  ENGRAM_RETURN_IF_ERROR(CreatePrivateDirectories(index_dir_));
-  std::function<bool()> go_on;
-  if (may_give_way) go_on = [this] { return syncs_waiting_.load(std::memory_order_relaxed) == 0; };
-  return static_cast<const HnswIndex&>(*entry.index)
-      .WriteSave(ScopeFile(scope, ".hnsw"), Stamp(scope), go_on);
-}
-
-Status VectorCache::SaveHnsw(const std::string& scope, bool may_give_way) {
-  std::optional<HnswIndex::PendingSave> written;
+Status VectorCache::SaveHnsw(const std::string& scope) {
+  // The scope's HNSW index, found again under each hold; null when it is
+  // no longer the one of serial `copied` (0: any).
+  const auto index_held = [&](uint64_t copied) -> const HnswIndex* {
+    const auto it = scopes_.find(scope);
+    if (it == scopes_.end() || !it->second.hnsw || !it->second.index) return nullptr;
+    const auto* index = static_cast<const HnswIndex*>(it->second.index.get());
+    return copied == 0 || index->Serial() == copied ? index : nullptr;
+  };
+  std::optional<HnswIndex::PendingSave> save;
+  uint64_t copied = 0;
   {
     std::shared_lock hold(mutex_);
-    const auto it = scopes_.find(scope);
-    if (it == scopes_.end() || !it->second.hnsw) return Status::OK();
-    ENGRAM_ASSIGN_OR_RETURN(HnswIndex::PendingSave save,
-                            WriteHnsw(scope, it->second, may_give_way));
-    written.emplace(std::move(save));
+    const HnswIndex* index = index_held(0);
+    if (index == nullptr) return Status::OK();
+    copied = index->Serial();
+    ENGRAM_ASSIGN_OR_RETURN(HnswIndex::PendingSave started,
+                            index->StartSave(ScopeFile(scope, ".hnsw"), Stamp(scope)));
+    save.emplace(std::move(started));
   }
-  return written->Commit();
+  ENGRAM_RETURN_IF_ERROR(CreatePrivateDirectories(index_dir_));
+  ENGRAM_RETURN_IF_ERROR(save->WriteGraph([&](size_t first, size_t count, std::string* out) {
+    std::shared_lock hold(mutex_);
+    const HnswIndex* index = index_held(copied);
+    if (index == nullptr) {
+      return Cancelled("vector index of scope '" + scope + "' replaced while it was saved");
+    }
+    return index->CopyNodeData(first, count, out);
+  }));
+  return save->Commit();
 }
 
 void VectorCache::MarkDirty() { dirty_epoch_.fetch_add(1, std::memory_order_acq_rel); }
@@ -141,9 +147,7 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
     std::shared_lock read(mutex_);
     if (!NeedsSync(scopes, data_version, epoch)) return Status::OK();
   }
-  syncs_waiting_.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock write(mutex_);
-  syncs_waiting_.fetch_sub(1, std::memory_order_relaxed);
   if (saver_) {
     if (std::optional<std::string> problem = saver_->TakeProblem()) {
       warnings->push_back("vector index not saved: " + *problem);
@@ -327,8 +331,11 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
     if (saver_) {
       saver_->Changed(scope);
     } else {
-      Result<HnswIndex::PendingSave> written = WriteHnsw(scope, *entry, /*may_give_way=*/false);
-      const Status saved = written.ok() ? written->Commit() : written.status();
+      Status saved = CreatePrivateDirectories(index_dir_);
+      if (saved.ok()) {
+        saved = static_cast<const HnswIndex&>(*entry->index)
+                    .Save(ScopeFile(scope, ".hnsw"), Stamp(scope));
+      }
       if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
     }
   }

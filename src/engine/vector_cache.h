@@ -18,9 +18,10 @@
 // store), brought up to date by label when stale, rebuilt when a quarter of
 // it has been removed or it does not belong to the space and scope. A sync
 // that changed it has it saved again: by a background IndexSaver
-// (index_saver.h) within VectorOptions::hnsw_save_delay_ms, which writes
-// while holding the indexes as a View does and gives way part-way when a
-// Sync waits; by the sync itself when that delay is 0; and on destruction.
+// (index_saver.h) within VectorOptions::hnsw_save_delay_ms, which holds
+// the indexes as a View does only to copy the graph's links and then each
+// piece of its vectors (SaveHnsw); by the sync itself when that delay is 0;
+// and on destruction.
 //
 // With VectorOptions::flat_snapshots, an exactly searched scope of a
 // one-vector space with at least kMinSnapshotVectors vectors is also kept
@@ -199,14 +200,13 @@ class VectorCache {
   // The options of an exactly searched scope's FlatIndex.
   FlatIndexOptions ExactIndexOptions() const;
   std::string Stamp(const std::string& scope) const;
-  // Writes the scope's HNSW graph to a temporary file (HnswIndex::
-  // WriteSave), giving way part-way when `may_give_way` and a Sync waits for
-  // mutex_; the caller holds mutex_, shared or exclusive, and commits.
-  Result<HnswIndex::PendingSave> WriteHnsw(const std::string& scope, const ScopeIndex& entry,
-                                           bool may_give_way) const;
-  // The saver's save: WriteHnsw under a shared hold, Commit after it. OK
-  // when the scope is no longer an HNSW scope.
-  Status SaveHnsw(const std::string& scope, bool may_give_way);
+  // The saver's save of a scope's HNSW files, holding mutex_ shared only
+  // briefly: once to copy the graph's links (HnswIndex::StartSave, about
+  // 140 bytes a vector), then once per piece of about 1 MiB of vectors.
+  // Between holds syncs go on and may add vectors, which the file leaves
+  // for the next process to catch up on; Cancelled when the scope's index
+  // was replaced or dropped meanwhile, OK at once when it is not HNSW.
+  Status SaveHnsw(const std::string& scope);
 
   int64_t space_id_;
   std::string space_key_;
@@ -220,8 +220,6 @@ class VectorCache {
   // goes before new Views.
   mutable RwLock mutex_;
   std::map<std::string, ScopeIndex> scopes_;
-  // Syncs waiting for mutex_: a save in the background gives way to them.
-  std::atomic<int> syncs_waiting_{0};
   // Saves changed HNSW indexes; null when hnsw_save_delay_ms is 0.
   std::unique_ptr<IndexSaver> saver_;
 };

@@ -199,7 +199,7 @@ TEST_F(VectorCacheTest, TheSaverWritesAfterTheDelayAndOnClose) {
   EXPECT_TRUE(warnings.empty()) << warnings.front();
 }
 
-// Saves run beside searches and writes, giving way to syncs: every search
+// Saves run beside searches and writes, holding off syncs only briefly: every search
 // succeeds and finds the newest fact, and what is on disk at the end is
 // the whole scope.
 TEST_F(VectorCacheTest, SavesRunBesideSearchesAndWrites) {

@@ -256,46 +256,106 @@ Status HnswGraph::Search(const float* query, size_t ef, std::vector<GraphHit>* h
   return Status::OK();
 }
 
-Status HnswGraph::Write(const std::function<Status(std::string_view)>& sink) const {
-  const Hnsw& hnsw = *impl_->hnsw;
-  // saveIndex's fields, in its order and with its types.
-  std::string piece;
-  piece.reserve(kWritePieceBytes);
-  PutValue(hnsw.offsetLevel0_, &piece);
-  PutValue(hnsw.max_elements_, &piece);
-  PutValue(hnsw.cur_element_count, &piece);
-  PutValue(hnsw.size_data_per_element_, &piece);
-  PutValue(hnsw.label_offset_, &piece);
-  PutValue(hnsw.offsetData_, &piece);
-  PutValue(hnsw.maxlevel_, &piece);
-  PutValue(hnsw.enterpoint_node_, &piece);
-  PutValue(hnsw.maxM_, &piece);
-  PutValue(hnsw.maxM0_, &piece);
-  PutValue(hnsw.M_, &piece);
-  PutValue(hnsw.mult_, &piece);
-  PutValue(hnsw.ef_construction_, &piece);
-  static_assert(kGraphHeaderBytes == 96);
-  ENGRAM_RETURN_IF_ERROR(sink(piece));
-  piece.clear();
+struct HnswGraph::Links::Data {
+  std::string header;  // saveIndex's fields, kGraphHeaderBytes
+  size_t nodes = 0;
+  size_t node_bytes = 0;     // a node's block in the bottom layer
+  size_t links_bytes = 0;    // its links, the block's first bytes
+  std::string bottom_links;  // nodes x links_bytes
+  std::string upper;         // the upper-layers section, as the file has it
+};
 
-  // The bottom layer: every node's links, vector and label, as one block.
-  const std::string_view bottom(hnsw.data_level0_memory_,
-                                hnsw.cur_element_count * hnsw.size_data_per_element_);
-  for (size_t at = 0; at < bottom.size(); at += kWritePieceBytes) {
-    ENGRAM_RETURN_IF_ERROR(sink(bottom.substr(at, kWritePieceBytes)));
+HnswGraph::Links::Links(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+HnswGraph::Links::Links(Links&&) noexcept = default;
+HnswGraph::Links& HnswGraph::Links::operator=(Links&&) noexcept = default;
+HnswGraph::Links::~Links() = default;
+size_t HnswGraph::Links::Nodes() const { return data_->nodes; }
+
+HnswGraph::Links HnswGraph::CopyLinks() const {
+  const Hnsw& hnsw = *impl_->hnsw;
+  auto data = std::make_unique<Links::Data>();
+  // saveIndex's fields, in its order and with its types.
+  std::string& header = data->header;
+  PutValue(hnsw.offsetLevel0_, &header);
+  PutValue(hnsw.max_elements_, &header);
+  PutValue(hnsw.cur_element_count, &header);
+  PutValue(hnsw.size_data_per_element_, &header);
+  PutValue(hnsw.label_offset_, &header);
+  PutValue(hnsw.offsetData_, &header);
+  PutValue(hnsw.maxlevel_, &header);
+  PutValue(hnsw.enterpoint_node_, &header);
+  PutValue(hnsw.maxM_, &header);
+  PutValue(hnsw.maxM0_, &header);
+  PutValue(hnsw.M_, &header);
+  PutValue(hnsw.mult_, &header);
+  PutValue(hnsw.ef_construction_, &header);
+  static_assert(kGraphHeaderBytes == 96);
+
+  // A bottom-layer block is the node's links, then its vector and label.
+  static_assert(sizeof(hnswlib::linklistsizeint) == 4);
+  data->nodes = hnsw.cur_element_count;
+  data->node_bytes = hnsw.size_data_per_element_;
+  data->links_bytes = hnsw.size_links_level0_;
+  data->bottom_links.reserve(data->nodes * data->links_bytes);
+  for (size_t i = 0; i < data->nodes; ++i) {
+    data->bottom_links.append(hnsw.data_level0_memory_ + i * data->node_bytes, data->links_bytes);
   }
   // The upper layers: each node's size, then its links.
-  for (size_t i = 0; i < hnsw.cur_element_count; ++i) {
+  for (size_t i = 0; i < data->nodes; ++i) {
     const auto bytes = static_cast<uint32_t>(
         hnsw.element_levels_[i] > 0 ? hnsw.size_links_per_element_ * hnsw.element_levels_[i] : 0);
-    PutValue(bytes, &piece);
-    piece.append(hnsw.linkLists_[i], bytes);
-    if (piece.size() >= kWritePieceBytes) {
-      ENGRAM_RETURN_IF_ERROR(sink(piece));
-      piece.clear();
-    }
+    PutValue(bytes, &data->upper);
+    data->upper.append(hnsw.linkLists_[i], bytes);
   }
-  return piece.empty() ? Status::OK() : sink(piece);
+  return Links(std::move(data));
+}
+
+Status HnswGraph::CopyNodeData(size_t first, size_t count, std::string* out) const {
+  const Hnsw& hnsw = *impl_->hnsw;
+  if (first > hnsw.cur_element_count || count > hnsw.cur_element_count - first) {
+    return FailedPrecondition("vindex: hnsw: nodes " + std::to_string(first) + " to " +
+                              std::to_string(first + count) + " asked of a graph of " +
+                              std::to_string(hnsw.cur_element_count));
+  }
+  const size_t links_bytes = hnsw.size_links_level0_;
+  const size_t data_bytes = hnsw.size_data_per_element_ - links_bytes;
+  out->reserve(out->size() + count * data_bytes);
+  for (size_t i = first; i < first + count; ++i) {
+    out->append(hnsw.data_level0_memory_ + i * hnsw.size_data_per_element_ + links_bytes,
+                data_bytes);
+  }
+  return Status::OK();
+}
+
+Status HnswGraph::WriteFile(const Links& links, const NodeDataReader& read, const Sink& sink) {
+  const Links::Data& d = *links.data_;
+  ENGRAM_RETURN_IF_ERROR(sink(d.header));
+  // The bottom layer, a piece of whole nodes at a time: the links copied,
+  // and the vectors and labels read now.
+  const size_t data_bytes = d.node_bytes - d.links_bytes;
+  const size_t per_piece = std::max<size_t>(1, kWritePieceBytes / d.node_bytes);
+  std::string data;
+  std::string piece;
+  for (size_t first = 0; first < d.nodes; first += per_piece) {
+    const size_t count = std::min(per_piece, d.nodes - first);
+    data.clear();
+    ENGRAM_RETURN_IF_ERROR(read(first, count, &data));
+    if (data.size() != count * data_bytes) {
+      return Internal("vindex: hnsw save: " + std::to_string(data.size()) +
+                      " bytes of node data for " + std::to_string(count) + " nodes");
+    }
+    piece.clear();
+    for (size_t i = 0; i < count; ++i) {
+      piece.append(d.bottom_links, (first + i) * d.links_bytes, d.links_bytes);
+      piece.append(data, i * data_bytes, data_bytes);
+    }
+    ENGRAM_RETURN_IF_ERROR(sink(piece));
+  }
+  const std::string_view upper(d.upper);
+  for (size_t at = 0; at < upper.size(); at += kWritePieceBytes) {
+    ENGRAM_RETURN_IF_ERROR(sink(upper.substr(at, kWritePieceBytes)));
+  }
+  return Status::OK();
 }
 
 Status HnswGraph::Validate(const std::string& path) const {

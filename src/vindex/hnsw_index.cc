@@ -19,9 +19,16 @@ constexpr size_t kMaxM = 1024;
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> next_serial{1};
+}  // namespace
+
 HnswIndex::HnswIndex(size_t dimension, const HnswIndexOptions& options,
                      std::unique_ptr<HnswGraph> graph)
-    : dimension_(dimension), options_(options), graph_(std::move(graph)) {}
+    : serial_(next_serial.fetch_add(1, std::memory_order_relaxed)),
+      dimension_(dimension),
+      options_(options),
+      graph_(std::move(graph)) {}
 
 HnswIndex::~HnswIndex() = default;
 

@@ -20,10 +20,10 @@
 // MetaPath(path) (magic, version, dimension, counts, the caller's stamp,
 // the graph's size and checksum, the slot labels, its own checksum), each
 // through a temporary file and a rename, the meta file last. The graph's
-// checksum is taken as it is written, and the write can be split from the
-// sync and renames (WriteSave, PendingSave::Commit) and stopped part-way. Load checks all
-// of it before hnswlib reads a byte, so a truncated, stale or garbage file
-// gives an error naming the file, never a crash.
+// checksum is taken as it is written, and a save can be split so that its
+// caller holds the index only to copy the links (StartSave, PendingSave).
+// Load checks all of it before hnswlib reads a byte, so a truncated, stale
+// or garbage file gives an error naming the file, never a crash.
 //
 // Thread-safety: as VectorIndex. Search may run concurrently with other
 // searches. UpsertBatch starts threads of its own and joins them.
@@ -38,12 +38,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/common/private_files.h"
+#include "src/vindex/hnsw_graph.h"
 #include "src/vindex/vector_index.h"
 
 namespace engram {
-
-class HnswGraph;
 
 struct HnswIndexOptions {
   // Links per node on the upper layers (2m on the bottom layer). Default 16;
@@ -116,34 +114,43 @@ class HnswIndex final : public VectorIndex {
 
   // Writes the index to `path` and MetaPath(path), with `stamp` (any bytes,
   // e.g. a generation number) to be returned by Load. IOError naming the
-  // file when a write fails. WriteSave and then Commit.
+  // file when a write fails. StartSave, WriteGraph and Commit in one.
   Status Save(const std::string& path, const std::string& stamp) const;
 
-  // A save in two steps, for a caller that must not hold the index for the
-  // whole of it. WriteSave writes the graph into a temporary file beside
-  // `path` and encodes the meta file: the index must not change meanwhile
-  // (searches may run). Commit then syncs the graph and puts both files in
-  // place, and needs no hold on the index. A PendingSave dropped without
-  // Commit removes its temporary file.
+  // A save in three steps, for a caller that holds the index only briefly
+  // (VectorCache's background saves). StartSave copies what adding vectors
+  // changes: the graph's links (HnswGraph::Links) and the slot labels; it
+  // must run with the index held as a search holds it, and costs a copy of
+  // about 140 bytes a vector. PendingSave::WriteGraph then writes the graph
+  // into a temporary file beside `path`, reading the vectors a piece of
+  // about 1 MiB at a time through `read` (which holds the index for each
+  // piece and calls CopyNodeData, or fails when the index is gone), and
+  // encodes the meta file. Commit syncs the graph and puts both files in
+  // place. The files hold the index as it was at StartSave. A PendingSave
+  // dropped before Commit removes its temporary file.
   class PendingSave {
    public:
     PendingSave(PendingSave&&) noexcept;
+    PendingSave& operator=(PendingSave&&) noexcept;
     ~PendingSave();
+    Status WriteGraph(const HnswGraph::NodeDataReader& read);
+    // FailedPrecondition unless WriteGraph succeeded, and after a Commit.
     Status Commit();
 
    private:
     friend class HnswIndex;
-    PendingSave(PrivateFileWriter graph, std::string meta_path, std::string meta);
-
-    std::unique_ptr<PrivateFileWriter> graph_;
-    std::string meta_path_;
-    std::string meta_;  // the meta file's bytes
+    struct State;
+    explicit PendingSave(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
   };
-  // `go_on`, when given, is asked before each piece of at most 1 MiB is
-  // written; when it says no, the save stops with Cancelled and leaves no
-  // file behind.
-  Result<PendingSave> WriteSave(const std::string& path, const std::string& stamp,
-                                const std::function<bool()>& go_on = nullptr) const;
+  Result<PendingSave> StartSave(const std::string& path, const std::string& stamp) const;
+  // What PendingSave::WriteGraph reads: HnswGraph::CopyNodeData of the graph.
+  Status CopyNodeData(size_t first, size_t count, std::string* out) const;
+
+  // A number no other HnswIndex of this process had or will have: a caller
+  // that let go of an index and finds one again tells by it whether it is
+  // the same (an address may be reused).
+  uint64_t Serial() const { return serial_; }
 
   // Slots held by removed or replaced vectors.
   size_t DeletedCount() const;
@@ -154,6 +161,7 @@ class HnswIndex final : public VectorIndex {
  private:
   HnswIndex(size_t dimension, const HnswIndexOptions& options, std::unique_ptr<HnswGraph> graph);
 
+  const uint64_t serial_;
   size_t dimension_;
   HnswIndexOptions options_;
   std::unique_ptr<HnswGraph> graph_;

@@ -91,68 +91,86 @@ Result<Meta> DecodeMeta(std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
-HnswIndex::PendingSave::PendingSave(PrivateFileWriter graph, std::string meta_path,
-                                    std::string meta)
-    : graph_(std::make_unique<PrivateFileWriter>(std::move(graph))),
-      meta_path_(std::move(meta_path)),
-      meta_(std::move(meta)) {}
+struct HnswIndex::PendingSave::State {
+  std::string path;
+  Meta meta;  // all but the graph's size and checksum, known once written
+  HnswGraph::Links links;
+  std::unique_ptr<PrivateFileWriter> graph;  // once written
+};
 
+HnswIndex::PendingSave::PendingSave(std::unique_ptr<State> state) : state_(std::move(state)) {}
 HnswIndex::PendingSave::PendingSave(PendingSave&&) noexcept = default;
+HnswIndex::PendingSave& HnswIndex::PendingSave::operator=(PendingSave&&) noexcept = default;
 HnswIndex::PendingSave::~PendingSave() = default;
 
+Status HnswIndex::PendingSave::WriteGraph(const HnswGraph::NodeDataReader& read) {
+  State& s = *state_;
+  Result<PrivateFileWriter> opened = PrivateFileWriter::Open(s.path);
+  if (!opened.ok()) return IOError("vindex: save hnsw: " + opened.status().message());
+  auto graph = std::make_unique<PrivateFileWriter>(std::move(*opened));
+  // The checksum and size of what is written, as Load digests the file.
+  Checksum checksum;
+  uint64_t graph_bytes = 0;
+  ENGRAM_RETURN_IF_ERROR(HnswGraph::WriteFile(s.links, read, [&](std::string_view piece) -> Status {
+    checksum.Update(piece);
+    graph_bytes += piece.size();
+    if (Status wrote = graph->Append(piece); !wrote.ok()) {
+      return IOError("vindex: save hnsw: " + wrote.message());
+    }
+    return Status::OK();
+  }));
+  s.meta.graph_bytes = graph_bytes;
+  s.meta.graph_checksum = checksum.Digest();
+  s.graph = std::move(graph);
+  return Status::OK();
+}
+
 Status HnswIndex::PendingSave::Commit() {
-  if (!graph_)
-    return FailedPrecondition("vindex: save hnsw: " + meta_path_ + ": already committed");
-  const std::unique_ptr<PrivateFileWriter> graph = std::move(graph_);
+  State& s = *state_;
+  const std::string meta_path = MetaPath(s.path);
+  if (!s.graph) {
+    return FailedPrecondition("vindex: save hnsw: " + s.path + ": not written, or committed");
+  }
+  const std::unique_ptr<PrivateFileWriter> graph = std::move(s.graph);
   // Drop the old meta file first: between the two renames the pair reads as
   // missing, not as a mismatch.
-  if (std::remove(meta_path_.c_str()) != 0 && errno != ENOENT) {
-    return IOError("vindex: save hnsw: cannot remove " + meta_path_ + ": " + std::strerror(errno));
+  if (std::remove(meta_path.c_str()) != 0 && errno != ENOENT) {
+    return IOError("vindex: save hnsw: cannot remove " + meta_path + ": " + std::strerror(errno));
   }
   if (Status placed = graph->Commit(); !placed.ok()) {
     return IOError("vindex: save hnsw: " + placed.message());
   }
-  return WriteFileAtomically(meta_path_, meta_);
+  return WriteFileAtomically(meta_path, EncodeMeta(s.meta));
 }
 
-Result<HnswIndex::PendingSave> HnswIndex::WriteSave(const std::string& path,
-                                                    const std::string& stamp,
-                                                    const std::function<bool()>& go_on) const {
+Result<HnswIndex::PendingSave> HnswIndex::StartSave(const std::string& path,
+                                                    const std::string& stamp) const {
   if (slot_label_.size() != graph_->Nodes()) {
     return FailedPrecondition(
         "vindex: save hnsw: the graph has " + std::to_string(graph_->Nodes()) + " nodes for " +
         std::to_string(slot_label_.size()) + " slots (a batch failed); rebuild the index");
   }
-  Result<PrivateFileWriter> opened = PrivateFileWriter::Open(path);
-  if (!opened.ok()) return IOError("vindex: save hnsw: " + opened.status().message());
-  PrivateFileWriter graph = std::move(*opened);
-  // The checksum and size of what is written, as Load digests the file.
-  Checksum checksum;
-  uint64_t graph_bytes = 0;
-  ENGRAM_RETURN_IF_ERROR(graph_->Write([&](std::string_view piece) -> Status {
-    if (go_on && !go_on()) return Cancelled("vindex: save hnsw: " + path + ": stopped part-way");
-    checksum.Update(piece);
-    graph_bytes += piece.size();
-    if (Status wrote = graph.Append(piece); !wrote.ok()) {
-      return IOError("vindex: save hnsw: " + wrote.message());
-    }
-    return Status::OK();
-  }));
-
-  Meta meta;
+  auto state = std::make_unique<PendingSave::State>(
+      PendingSave::State{path, Meta{}, graph_->CopyLinks(), nullptr});
+  Meta& meta = state->meta;
   meta.dimension = dimension_;
   meta.m = graph_->M();
   meta.live = slot_of_.size();
   meta.slots = slot_label_.size();
-  meta.graph_bytes = graph_bytes;
-  meta.graph_checksum = checksum.Digest();
   meta.stamp = stamp;
   meta.slot_labels = slot_label_;
-  return PendingSave(std::move(graph), MetaPath(path), EncodeMeta(meta));
+  return PendingSave(std::move(state));
+}
+
+Status HnswIndex::CopyNodeData(size_t first, size_t count, std::string* out) const {
+  return graph_->CopyNodeData(first, count, out);
 }
 
 Status HnswIndex::Save(const std::string& path, const std::string& stamp) const {
-  ENGRAM_ASSIGN_OR_RETURN(PendingSave save, WriteSave(path, stamp));
+  ENGRAM_ASSIGN_OR_RETURN(PendingSave save, StartSave(path, stamp));
+  ENGRAM_RETURN_IF_ERROR(save.WriteGraph([this](size_t first, size_t count, std::string* out) {
+    return CopyNodeData(first, count, out);
+  }));
   return save.Commit();
 }
 

@@ -128,7 +128,14 @@ TEST(HnswIndexIoTest, SaveLeavesNoTemporaryFiles) {
   EXPECT_THAT(names, ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
 }
 
-// A save told to stop part-way, or written and dropped without Commit,
+// What PendingSave::WriteGraph reads of `index`.
+HnswGraph::NodeDataReader ReaderOf(const HnswIndex& index) {
+  return [&index](size_t first, size_t count, std::string* out) {
+    return index.CopyNodeData(first, count, out);
+  };
+}
+
+// A save whose reader stops it, or written and dropped without Commit,
 // leaves the files as they were and nothing else; a committed one replaces
 // both.
 TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
@@ -144,14 +151,19 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
   const std::vector<float> extra = RandomUnitVectors(1, kDim, 77);
   ASSERT_TRUE(saved.index->Upsert(1000, extra).ok());
 
-  int asked = 0;
-  auto stopped = saved.index->WriteSave(saved.path, "stopped", [&] { return ++asked < 2; });
-  EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled) << stopped.status().ToString();
-  EXPECT_EQ(asked, 2) << "asked before each piece, until it said no";
-  EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
   {
-    auto dropped = saved.index->WriteSave(saved.path, "dropped");
+    auto stopped = saved.index->StartSave(saved.path, "stopped");
+    ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
+    const Status written = stopped->WriteGraph(
+        [](size_t, size_t, std::string*) { return Cancelled("the index is gone"); });
+    EXPECT_EQ(written.code(), StatusCode::kCancelled) << written.ToString();
+    EXPECT_EQ(stopped->Commit().code(), StatusCode::kFailedPrecondition);
+    EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
+  }
+  {
+    auto dropped = saved.index->StartSave(saved.path, "dropped");
     ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+    ASSERT_TRUE(dropped->WriteGraph(ReaderOf(*saved.index)).ok());
     EXPECT_EQ(names().size(), 3u) << "the graph waits in a temporary file";
   }
   EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
@@ -161,14 +173,52 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
   EXPECT_EQ(stamp, saved.stamp);
   EXPECT_FALSE((*old)->Score(extra, 1000).has_value());
 
-  auto pending = saved.index->WriteSave(saved.path, "committed");
+  auto pending = saved.index->StartSave(saved.path, "committed");
   ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  ASSERT_TRUE(pending->WriteGraph(ReaderOf(*saved.index)).ok());
   ASSERT_TRUE(pending->Commit().ok());
+  EXPECT_EQ(pending->Commit().code(), StatusCode::kFailedPrecondition) << "committed once";
   EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
   auto now = saved.Load(&stamp);
   ASSERT_TRUE(now.ok()) << now.status().ToString();
   EXPECT_EQ(stamp, "committed");
   EXPECT_NEAR((*now)->Score(extra, 1000).value(), 1.0f, 1e-6);
+}
+
+// The files of a save hold the index as it was at StartSave, though
+// vectors were added and removed before the graph was written (enough to
+// grow the graph's memory, and to span several pieces of the file), and
+// though the vectors were read from the index as it is by then.
+TEST(HnswIndexIoTest, ASaveWritesTheIndexAsItWasWhenStarted) {
+  Saved saved;
+  const std::vector<int64_t> labels_then = saved.index->Labels();
+  auto pending = saved.index->StartSave(saved.path, "then");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+
+  const std::vector<float> later = RandomUnitVectors(6000, kDim, 78);
+  std::vector<int64_t> later_labels;
+  for (size_t i = 0; i < 6000; ++i) later_labels.push_back(static_cast<int64_t>(10000 + i));
+  ASSERT_TRUE(saved.index->UpsertBatch(later_labels, later).ok());
+  ASSERT_TRUE(saved.index->Remove(7));
+  ASSERT_TRUE(pending->WriteGraph(ReaderOf(*saved.index)).ok());
+  ASSERT_TRUE(pending->Commit().ok());
+
+  std::string stamp;
+  auto loaded = saved.Load(&stamp);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(stamp, "then");
+  EXPECT_EQ((*loaded)->Labels(), labels_then);
+  EXPECT_FALSE((*loaded)->Score(Row(later, kDim, 0), 10000).has_value());
+  // Label 7 (row 107 of the data) was live then.
+  EXPECT_NEAR((*loaded)->Score(Row(saved.data, kDim, 107), 7).value(), 1.0f, 1e-6);
+  for (size_t row = 110; row < 600; row += 61) {
+    const auto label = static_cast<int64_t>(row) - 100;
+    EXPECT_NEAR((*loaded)->Score(Row(saved.data, kDim, row), label).value(), 1.0f, 1e-6) << label;
+  }
+  auto hits = (*loaded)->Search(Row(saved.data, kDim, 300), 1, -1.0f);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->empty());
+  EXPECT_EQ(hits->front().label, 200);
 }
 
 TEST(HnswIndexIoTest, MissingFilesAreNotFoundNamingThePath) {

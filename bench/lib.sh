@@ -1,0 +1,18 @@
+# Shell helpers of the bench scripts: source it.
+
+# start_server LOG COMMAND...: runs COMMAND (an `engram ... serve --port 0`
+# command line) in the background with its standard error in LOG, and waits
+# up to 60 s for it to say where it serves. Sets server_pid and port; on
+# failure prints LOG and returns 1.
+start_server() {
+  local log=$1
+  shift
+  "$@" 2> "$log" &
+  server_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q "engram: serving http://" "$log" && break
+    sleep 0.1
+  done
+  port=$(grep -o "serving http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$")
+  [ -n "$port" ] || { cat "$log" >&2; return 1; }
+}
