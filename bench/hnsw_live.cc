@@ -8,7 +8,8 @@
 //  2. quality: a cache opened on the store as a restarted process opens it
 //     (its own connection and VectorCache) searches --queries vectors;
 //     recall@10 against the exact top 10 of a FlatIndex over the same
-//     vectors, and the search's wall and CPU p50;
+//     vectors, and the search's wall and CPU p50; then the same queries on
+//     the saved graph loaded by itself, at several ef_search values;
 //  3. restart: what that cache's first sync read from the store (vector
 //     blobs, counted by VectorStore::VectorsRead) and how long it took;
 //  4. live: the engine adds --adds facts on one thread while another
@@ -26,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +39,7 @@
 #include "src/store/fact_store.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/flat_index.h"
+#include "src/vindex/hnsw_index.h"
 
 namespace engram {
 namespace {
@@ -179,6 +182,7 @@ class Bench {
     std::unique_ptr<FactStore> store;
     std::unique_ptr<VectorStore> vectors;
     std::unique_ptr<VectorCache> cache;
+    int64_t space_id = 0;
   };
 
   bool OpenFresh(Fresh* f) const {
@@ -192,6 +196,7 @@ class Bench {
     f->vectors = std::make_unique<VectorStore>(f->store->db());
     auto space = f->vectors->FindSpace(embedder_->Space());
     if (!space.ok()) return Fail("find space", space.status());
+    f->space_id = *space;
     f->cache = std::make_unique<VectorCache>(*space, embedder_->Space(), Options(0).vector,
                                              db_path_ + ".vindex");
     return true;
@@ -261,6 +266,60 @@ class Bench {
     std::printf("| HNSW search p95, wall (ms) | %.3f |\n", Percentile(wall, 0.95));
     std::printf("| recall@10 against exact, %zu queries | %.4f |\n\n", options_.queries,
                 static_cast<double>(found) / static_cast<double>(std::max<size_t>(wanted, 1)));
+    return EfSweep(f, exact);
+  }
+
+  // The quality phase's queries at several ef_search values, on the saved
+  // graph loaded by itself (HnswIndex::SearchWithEf, without the cache's
+  // label-to-fact step, so a little faster than the search above).
+  bool EfSweep(const Fresh& f, const FlatIndex& exact) {
+    std::string graph_path;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(db_path_ + ".vindex", ec)) {
+      if (entry.path().extension() == ".hnsw") graph_path = entry.path().string();
+    }
+    auto index = HnswIndex::Load(graph_path, options_.dim, HnswIndexOptions{}, nullptr);
+    if (!index.ok()) return Fail("load the saved graph", index.status());
+    auto refs = f.vectors->Refs(f.space_id, std::string(kDefaultScope));
+    if (!refs.ok()) return Fail("read vector refs", refs.status());
+    std::unordered_map<int64_t, int64_t> fact_of_vector;
+    for (const VectorRef& r : *refs) fact_of_vector[r.vector_id] = r.fact_rowid;
+    std::vector<std::vector<int64_t>> truth;  // per query, the exact top 10's fact rowids
+    for (size_t q = 0; q < options_.queries; ++q) {
+      const std::span<const float> query(queries_.data() + (q * options_.dim), options_.dim);
+      const Result<std::vector<ScoredLabel>> exact_top = exact.Search(query, 10, -2.0f);
+      if (!exact_top.ok()) return Fail("exact search", exact_top.status());
+      std::vector<int64_t>& top = truth.emplace_back();
+      for (const ScoredLabel& t : *exact_top) top.push_back(t.label);
+    }
+    std::printf(
+        "| ef_search (saved graph alone) | recall@10 | p50 wall / CPU (ms) |\n"
+        "|---:|---:|---:|\n");
+    for (const size_t ef : {64, 128, 160, 192, 256}) {
+      std::vector<double> wall;
+      std::vector<double> cpu;
+      size_t found = 0;
+      size_t wanted = 0;
+      for (size_t q = 0; q < options_.queries; ++q) {
+        const std::span<const float> query(queries_.data() + (q * options_.dim), options_.dim);
+        const auto began = Clock::now();
+        const double cpu_began = CpuMs();
+        auto hits = (*index)->SearchWithEf(query, 10, -2.0f, ef);
+        cpu.push_back(CpuMs() - cpu_began);
+        wall.push_back(MsSince(began));
+        if (!hits.ok()) return Fail("search", hits.status());
+        for (const int64_t fact : truth[q]) {
+          ++wanted;
+          found += static_cast<size_t>(
+              std::count_if(hits->begin(), hits->end(),
+                            [&](const ScoredLabel& h) { return fact_of_vector[h.label] == fact; }));
+        }
+      }
+      std::printf("| %zu | %.4f | %.3f / %.3f |\n", ef,
+                  static_cast<double>(found) / static_cast<double>(std::max<size_t>(wanted, 1)),
+                  Percentile(wall, 0.5), Percentile(cpu, 0.5));
+    }
+    std::printf("\n");
     return true;
   }
 

@@ -76,6 +76,9 @@ struct Acknowledged {
   std::string id;
   std::string content;
   bool created = false;  // false: the text was stored already and merged
+  // Merged into a fact of nearly the same text, which kept its own: the
+  // id names that fact (versions.merge_near_duplicates).
+  bool near_duplicate = false;
 };
 
 }  // namespace
@@ -178,7 +181,8 @@ int main(int argc, char** argv) {
           my_add.push_back(ms);
           const json answer = json::parse(r->body, nullptr, false);
           const json& fact = answer["facts"][0];
-          my_ack.push_back({fact.value("id", ""), content, fact.value("created", false)});
+          my_ack.push_back({fact.value("id", ""), content, fact.value("created", false),
+                            fact.contains("near_duplicate")});
         } else {
           my_search.push_back(ms);
         }
@@ -192,13 +196,14 @@ int main(int argc, char** argv) {
   for (auto& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  // Every acknowledged add, read back.
+  // Every acknowledged add, read back: its text under its id, or, merged
+  // as a near-duplicate, the fact it names.
   int64_t missing = 0;
   std::vector<std::string> missing_samples;
   for (const Acknowledged& a : acknowledged) {
     auto r = control.Get("/v1/facts/" + a.id);
     const json body = r ? json::parse(r->body, nullptr, false) : json();
-    if (!r || r->status != 200 || body.value("content", "") != a.content) {
+    if (!r || r->status != 200 || (!a.near_duplicate && body.value("content", "") != a.content)) {
       ++missing;
       if (missing_samples.size() < 5) missing_samples.push_back(a.id);
     }

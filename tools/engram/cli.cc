@@ -74,6 +74,8 @@ void Cli::ForOneShot(ResolvedConfig* config) {
   config->engine.vector.flat_snapshots = true;
   config->engine.access_delay_ms = 0;            // written before exit, with no thread for it
   config->engine.vector.hnsw_save_delay_ms = 0;  // the same
+  // A background step would race the exit; `engram backfill` does it whole.
+  config->engine.vector.background_backfill = false;
 }
 
 Result<std::unique_ptr<Engine>> Cli::OpenEngine(ResolvedConfig config, Embedding embedding) {

@@ -56,9 +56,10 @@ class Cli {
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Settings for a command that runs once and exits (every one that opens
   // an engine through OpenEngine, and embed): it maps the model, reads a
-  // large scope's vectors from its snapshot and writes a search's access
-  // counts before it returns. The servers load theirs in serving.cc, read
-  // the model whole, keep vectors in memory and batch access counts.
+  // large scope's vectors from its snapshot, writes a search's access
+  // counts before it returns and starts no thread for background backfill.
+  // The servers load theirs in serving.cc, read the model whole, keep
+  // vectors in memory, batch access counts and backfill in the background.
   static void ForOneShot(ResolvedConfig* config);
   // Prints "engram: <message>" and returns the exit code for `status`.
   int Fail(const Status& status);
