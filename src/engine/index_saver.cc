@@ -13,7 +13,11 @@ IndexSaver::~IndexSaver() { Stop(); }
 void IndexSaver::Changed(const std::string& scope) {
   std::lock_guard lock(mutex_);
   // A scope already waiting keeps the due time of its first change.
-  const bool added = unsaved_.try_emplace(scope, Clock::now() + delay_).second;
+  Clock::time_point due = Clock::now() + delay_;
+  if (const auto rest = rest_until_.find(scope); rest != rest_until_.end()) {
+    due = std::max(due, rest->second);
+  }
+  const bool added = unsaved_.try_emplace(scope, due).second;
   if (stop_) return;
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   if (added) wake_.notify_one();
@@ -55,11 +59,21 @@ Status IndexSaver::SaveOne(std::unique_lock<std::mutex>& lock, const std::string
   save_done_.wait(lock, [this] { return !saving_; });
   saving_ = true;
   lock.unlock();
+  const Clock::time_point began = Clock::now();
   Status saved = save_(scope);
+  const Clock::time_point ended = Clock::now();
   lock.lock();
   saving_ = false;
   save_done_.notify_all();
-  if (saved.ok()) return saved;
+  if (saved.ok()) {
+    const Clock::time_point rest_until = ended + kRestFactor * (ended - began);
+    rest_until_[scope] = rest_until;
+    // Changed while it was saved: that change waits for the rest too.
+    if (const auto again = unsaved_.find(scope); again != unsaved_.end()) {
+      again->second = std::max(again->second, rest_until);
+    }
+    return saved;
+  }
   if (saved.code() != StatusCode::kCancelled) problem_ = saved.message();
   // Changed meanwhile: the new entry's due time stands.
   unsaved_.try_emplace(scope, Clock::now() + delay_);

@@ -6,6 +6,11 @@
 // that changed since. So a change need not be saved at once. Changed(scope)
 // notes it; a background thread saves the scope once `delay_ms` have passed
 // since its first unsaved change, so a burst of changes costs one save.
+// Nor should saving crowd out what the store writes: a large graph's file
+// is hundreds of megabytes, and rewriting it every few seconds under steady
+// adds fills the disk's queue ahead of the store's commits. So after a save
+// that took t, the scope's next one starts no sooner than kRestFactor x t
+// after it ended: its saves take at most 1 / (1 + kRestFactor) of the time.
 //
 // A save is the owner's `save(scope)`, which holds the index only briefly
 // (VectorCache::SaveHnsw). One that could not finish because the index
@@ -37,6 +42,8 @@ namespace engram {
 class IndexSaver {
  public:
   using Save = std::function<Status(const std::string& scope)>;
+  // How many times a save's duration a scope rests before its next save.
+  static constexpr int kRestFactor = 9;
 
   // `delay_ms` > 0.
   IndexSaver(Save save, int delay_ms);
@@ -49,8 +56,8 @@ class IndexSaver {
   // Ends the thread, after the save it is running; later Changed calls
   // start none.
   void Stop();
-  // Saves every changed scope now, in the caller's thread; the first
-  // failure's status (every scope is tried).
+  // Saves every changed scope now, in the caller's thread, resting or not;
+  // the first failure's status (every scope is tried).
   Status SaveAllNow();
   // The latest failed save since the last call, if any.
   std::optional<std::string> TakeProblem();
@@ -71,9 +78,10 @@ class IndexSaver {
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable wake_;
   std::condition_variable save_done_;
-  std::map<std::string, Clock::time_point> unsaved_;  // scope -> when due
-  std::string problem_;                               // latest failed save, until taken
-  bool saving_ = false;                               // a save runs: one at a time
+  std::map<std::string, Clock::time_point> unsaved_;     // scope -> when due
+  std::map<std::string, Clock::time_point> rest_until_;  // scope -> next save no sooner
+  std::string problem_;                                  // latest failed save, until taken
+  bool saving_ = false;                                  // a save runs: one at a time
   bool stop_ = false;
   std::thread thread_;
 };

@@ -24,12 +24,17 @@ class RecordingSave {
  public:
   struct Call {
     std::string scope;
+    steady_clock::time_point began;
+    steady_clock::time_point ended;
   };
 
-  IndexSaver::Save Function() {
-    return [this](const std::string& scope) {
+  // Each save takes `take` (slept before it answers).
+  IndexSaver::Save Function(milliseconds take = milliseconds(0)) {
+    return [this, take](const std::string& scope) {
+      const steady_clock::time_point began = steady_clock::now();
+      std::this_thread::sleep_for(take);
       std::lock_guard lock(mutex_);
-      calls_.push_back({scope});
+      calls_.push_back({scope, began, steady_clock::now()});
       Status answer = Status::OK();
       if (!script_.empty()) {
         answer = script_.front();
@@ -96,6 +101,24 @@ TEST(IndexSaverTest, ACancelledSaveIsTriedAgainAndIsNoProblem) {
   saver.Stop();
   EXPECT_EQ(saver.Pending(), 0u);
   EXPECT_FALSE(saver.TakeProblem().has_value()) << "a cancelled save is no problem";
+}
+
+// A save that took t keeps the scope's next one off for kRestFactor x t,
+// however soon the scope changes again, even while the save ran.
+TEST(IndexSaverTest, AScopeRestsInProportionToItsLastSave) {
+  RecordingSave save;
+  const milliseconds take(40);
+  IndexSaver saver(save.Function(take), /*delay_ms=*/1);
+  saver.Changed("a");
+  ASSERT_EQ(save.WaitFor(1).size(), 1u);
+  saver.Changed("a");
+  const std::vector<RecordingSave::Call> calls = save.WaitFor(2);
+  ASSERT_EQ(calls.size(), 2u);
+  const auto rest = calls[1].began - calls[0].ended;
+  EXPECT_GE(rest, IndexSaver::kRestFactor * (calls[0].ended - calls[0].began));
+  EXPECT_GE(rest, IndexSaver::kRestFactor * take);
+  saver.Stop();
+  EXPECT_EQ(saver.Pending(), 0u);
 }
 
 TEST(IndexSaverTest, AFailedSaveIsReportedOnceAndTriedAgain) {
