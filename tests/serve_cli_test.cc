@@ -272,6 +272,46 @@ TEST(ServeCliTest, RefusesWhatAWebPageCouldSendAndServesCurl) {
 // embeds on with it and a reload refuses the cut file; the database is
 // read through SQLite's own reads, not a memory map, so a search of a
 // cut file answers an error (naming no path) and the server serves on.
+// One-shot commands beside a running server, as an agent shelling out to
+// `engram` does: each opens the store, writes and closes it, and a process
+// that closes what it believes is the store's last connection checkpoints
+// and removes the WAL. The server must keep the lock that says it still
+// reads the WAL while it opens more readers as its load grows, so every
+// search is answered and sees what the one-shot commands wrote.
+TEST(ServeCliTest, OneShotCommandsBesideTheServerLeaveItsStoreReadable) {
+  testing::CliRunner runner;
+  runner.SetEnv("ENGRAM_EMBED_PROVIDER", "null");  // keyword-only: what is under test is the file
+  ASSERT_EQ(runner.Run({"add", "The staging proxy listens on port 7001"}).exit_code, 0);
+  ServeProcess serve(runner, {});
+  ASSERT_GT(serve.port, 0);
+  for (int round = 0; round < 3; ++round) {
+    // Searches side by side: the server opens reader connections for them.
+    std::atomic<int> failed{0};
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 6; ++c) {
+      clients.emplace_back([&] {
+        for (int i = 0; i < 5; ++i) {
+          int status = 0;
+          serve.Post("/v1/search", {{"query", "staging proxy port"}}, &status);
+          if (status != 200) failed.fetch_add(1);
+        }
+      });
+    }
+    for (std::thread& t : clients) t.join();
+    EXPECT_EQ(failed.load(), 0) << "round " << round;
+    const std::string port = std::to_string(8000 + round);
+    const std::string content = "Service " + std::to_string(round) + " listens on port " + port;
+    ASSERT_EQ(runner.Run({"add", content}).exit_code, 0) << "round " << round;
+    ASSERT_EQ(runner.Run({"search", "staging proxy"}).exit_code, 0) << "round " << round;
+    int status = 0;
+    const json found = serve.Post("/v1/search", {{"query", "port " + port}}, &status);
+    ASSERT_EQ(status, 200) << "round " << round << ": " << found;
+    ASSERT_FALSE(found["hits"].empty()) << "round " << round << ": " << found;
+    EXPECT_EQ(found["hits"][0]["fact"]["content"], content) << found;
+  }
+  EXPECT_EQ(serve.Stop().exit_code, 0);
+}
+
 TEST(ServeCliTest, FilesTruncatedUnderTheServerGiveErrorsNotACrash) {
   namespace fs = std::filesystem;
   testing::CliRunner runner;

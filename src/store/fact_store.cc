@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 #include <system_error>
@@ -198,17 +197,21 @@ Status FactStore::CreateDatabase(const FactStoreOptions& options) {
   return Status::OK();
 }
 
-Status FactStore::CheckDatabaseHeader(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::OK();  // missing or unreadable: opening says which
+Status FactStore::CheckDatabaseHeader(SqliteDb& db, const std::string& path) {
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(db.handle(), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return Status::OK();  // nothing to read through: opening says what is wrong
+  }
   char header[16] = {};
-  in.read(header, sizeof(header));
   static constexpr char kMagic[] = "SQLite format 3";  // and its NUL: 16 bytes
-  if (in.gcount() == sizeof(header) && std::memcmp(header, kMagic, sizeof(header)) == 0) {
+  // A file shorter than the header reads short (SQLITE_IOERR_SHORT_READ).
+  if (file->pMethods->xRead(file, header, sizeof(header), 0) == SQLITE_OK &&
+      std::memcmp(header, kMagic, sizeof(header)) == 0) {
     return Status::OK();
   }
   std::error_code ec;
-  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);  // a stat, no descriptor
   return Corruption("store: open '" + path +
                     "': " + (ec ? std::string("the file") : std::to_string(bytes) + " bytes") +
                     " without an SQLite header, so not a database engram made (an interrupted "
@@ -231,7 +234,6 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
     }
     ENGRAM_RETURN_IF_ERROR(CreateDatabase(options));
   }
-  ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(options.path));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
   if (db->ReadOnly()) {
     // Read as it is: nothing to set, and no migration can be written.
@@ -254,7 +256,6 @@ Result<std::unique_ptr<FactStore>> FactStore::Open(const FactStoreOptions& optio
 }
 
 Result<std::unique_ptr<FactStore>> FactStore::OpenReader(const FactStoreOptions& options) {
-  ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(options.path));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, Connect(options, /*create=*/false));
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA query_only=ON"));
   return std::unique_ptr<FactStore>(new FactStore(std::move(db)));
@@ -272,6 +273,7 @@ Result<std::unique_ptr<SqliteDb>> FactStore::Connect(const FactStoreOptions& opt
                                                        : writable ? SqliteOpenMode::kReadWrite
                                                                   : SqliteOpenMode::kReadOnly));
   sqlite3_busy_timeout(db->handle(), options.busy_timeout_ms);
+  if (!create) ENGRAM_RETURN_IF_ERROR(CheckDatabaseHeader(*db, options.path));
   // Reading the header first turns "not a database" and "unreadable" into
   // errors that name the file.
   if (auto r = db->QueryInt("PRAGMA schema_version"); !r.ok()) {

@@ -198,9 +198,14 @@ class FactStore {
   // sees a half-made or empty file there. Of two processes creating one
   // store, both succeed and the first one's file stays.
   static Status CreateDatabase(const FactStoreOptions& options);
-  // Corruption unless `path` starts with SQLite's header: an empty or
-  // truncated file is refused, never taken for a new store and rewritten.
-  static Status CheckDatabaseHeader(const std::string& path);
+  // Corruption unless the file `db` has just opened starts with SQLite's
+  // header: an empty or truncated file is refused, never taken for a new
+  // store and rewritten. Read through SQLite's own handle of the file:
+  // opening and closing a descriptor of our own would drop every POSIX lock
+  // this process holds on the file (they belong to the process, not the
+  // descriptor), among them the lock that tells another process closing the
+  // store that this one still reads its WAL, which it would then remove.
+  static Status CheckDatabaseHeader(SqliteDb& db, const std::string& path);
   Status RunInTransaction(const char* begin, const std::function<Status()>& body);
   std::unique_ptr<SqliteDb> db_;
   bool in_transaction_ = false;
