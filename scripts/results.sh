@@ -389,7 +389,9 @@ print("Every figure above comes from this one run, at the commit named at the to
       "engines), a 200,000-vector HNSW scope through the engine (restart, recall, searches "
       "beside adds) in `bench/RESULTS-hnsw-live.md` (`bench/hnsw_live.sh`), engram against "
       "LanceDB, Orama, usearch and SQLite FTS5 with the same vectors in "
-      "`bench/RESULTS-peers.md` (`bench/peers/run.sh`), and the local "
+      "`bench/RESULTS-peers.md` (`bench/peers/run.sh`), one-shot searches against "
+      "`engram serve` on the same store in `bench/RESULTS-oneshot.md` (`bench/cli_speed.sh` "
+      "run on its own, at a later commit than the Speed section above), and the local "
       "model's cosine distribution, which set its `min_cosine` default, in "
       "`bench/RESULTS-cosine.md` (`bench/cosine_distribution.sh`).")
 PY

@@ -6,11 +6,11 @@
 // that changed since. So a change need not be saved at once. Changed(scope)
 // notes it; a background thread saves the scope once `delay_ms` have passed
 // since its first unsaved change, so a burst of changes costs one save.
-// Nor should saving crowd out what the store writes: a large graph's file
-// is hundreds of megabytes, and rewriting it every few seconds under steady
-// adds fills the disk's queue ahead of the store's commits. So after a save
-// that took t, the scope's next one starts no sooner than kRestFactor x t
-// after it ended: its saves take at most 1 / (1 + kRestFactor) of the time.
+// Nor should saving keep the disk busy: a large graph's file is hundreds of
+// megabytes, which steady adds would have rewritten every few seconds. So
+// after a save that took t, the scope's next one starts no sooner than
+// kRestFactor x t after it ended: its saves take at most
+// 1 / (1 + kRestFactor) of the time.
 //
 // A save is the owner's `save(scope)`, which holds the index only briefly
 // (VectorCache::SaveHnsw). One that could not finish because the index
