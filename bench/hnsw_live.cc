@@ -311,8 +311,10 @@ class Bench {
         for (const int64_t fact : truth[q]) {
           ++wanted;
           found += static_cast<size_t>(
-              std::count_if(hits->begin(), hits->end(),
-                            [&](const ScoredLabel& h) { return fact_of_vector[h.label] == fact; }));
+              std::count_if(hits->begin(), hits->end(), [&](const ScoredLabel& h) {
+                const auto it = fact_of_vector.find(h.label);
+                return it != fact_of_vector.end() && it->second == fact;
+              }));
         }
       }
       std::printf("| %zu | %.4f | %.3f / %.3f |\n", ef,

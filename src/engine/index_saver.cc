@@ -37,8 +37,8 @@ Status IndexSaver::SaveAllNow() {
   std::map<std::string, Clock::time_point> all;
   all.swap(unsaved_);
   Status first = Status::OK();
-  for (const auto& [scope, due] : all) {
-    Status saved = SaveOne(lock, scope);
+  for (const auto& entry : all) {
+    Status saved = SaveOne(lock, entry.first);
     if (first.ok() && !saved.ok()) first = std::move(saved);
   }
   return first;

@@ -269,7 +269,6 @@ HnswGraph::Links::Links(std::unique_ptr<Data> data) : data_(std::move(data)) {}
 HnswGraph::Links::Links(Links&&) noexcept = default;
 HnswGraph::Links& HnswGraph::Links::operator=(Links&&) noexcept = default;
 HnswGraph::Links::~Links() = default;
-size_t HnswGraph::Links::Nodes() const { return data_->nodes; }
 
 HnswGraph::Links HnswGraph::CopyLinks() const {
   const Hnsw& hnsw = *impl_->hnsw;
@@ -292,7 +291,6 @@ HnswGraph::Links HnswGraph::CopyLinks() const {
   static_assert(kGraphHeaderBytes == 96);
 
   // A bottom-layer block is the node's links, then its vector and label.
-  static_assert(sizeof(hnswlib::linklistsizeint) == 4);
   data->nodes = hnsw.cur_element_count;
   data->node_bytes = hnsw.size_data_per_element_;
   data->links_bytes = hnsw.size_links_level0_;

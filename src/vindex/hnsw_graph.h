@@ -87,7 +87,6 @@ class HnswGraph {
     Links(Links&&) noexcept;
     Links& operator=(Links&&) noexcept;
     ~Links();
-    size_t Nodes() const;
 
    private:
     friend class HnswGraph;

@@ -16,11 +16,9 @@ namespace engram {
 namespace {
 
 constexpr size_t kMaxM = 1024;
-
-}  // namespace
-
-namespace {
+// HnswIndex::Serial of the next index made.
 std::atomic<uint64_t> next_serial{1};
+
 }  // namespace
 
 HnswIndex::HnswIndex(size_t dimension, const HnswIndexOptions& options,
