@@ -423,6 +423,8 @@ TEST_F(FaultInjectionTest, Migration) {
         "ON facts BEGIN " +
         kUncountOldFactV5 + kCountNewFactV5 + " END; " +
         "DELETE FROM facts WHERE superseded_by != ''; DROP INDEX facts_rank; "
+        "DROP TRIGGER fact_vectors_removed; "
+        "ALTER TABLE embedding_spaces DROP COLUMN vectors_removed; "
         "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
         "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
         "ALTER TABLE facts DROP COLUMN superseded_by; ALTER TABLE facts DROP COLUMN valid_until; "

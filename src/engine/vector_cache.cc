@@ -153,10 +153,11 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
       warnings->push_back("vector index not saved: " + *problem);
     }
   }
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t removed, store->RemovedFrom(space_id_));
   for (const std::string& scope : scopes) {
     ScopeIndex& entry = scopes_[scope];
     if (entry.synced_epoch == epoch && entry.synced_version == data_version) continue;
-    ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, &entry, warnings));
+    ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, removed, &entry, warnings));
     entry.synced_epoch = epoch;
     entry.synced_version = data_version;
   }
@@ -231,8 +232,46 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>&
   }
 }
 
-Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
-                              std::vector<std::string>* warnings) {
+Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, int64_t removed,
+                              ScopeIndex* entry, std::vector<std::string>* warnings) {
+  const bool only_added = entry->index && entry->removed_seen == removed;
+  // Until this sync finishes, the next one reads every label again.
+  entry->removed_seen = -1;
+  if (only_added) {
+    ENGRAM_ASSIGN_OR_RETURN(const bool synced, SyncAdded(store, scope, entry, warnings));
+    if (synced) {
+      entry->removed_seen = removed;
+      return Status::OK();
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(SyncAllLabels(store, scope, entry, warnings));
+  entry->removed_seen = removed;
+  return Status::OK();
+}
+
+Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                                    std::vector<std::string>* warnings) {
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<VectorRef> added,
+                          store->Refs(space_id_, scope, entry->last_label));
+  if (added.empty()) return true;
+  const size_t size = entry->fact_of_label.size() + entry->unusable.size() + added.size();
+  if (!entry->hnsw && size >= HnswThreshold()) return false;
+  std::vector<int64_t> ids;
+  ids.reserve(added.size());
+  for (const VectorRef& r : added) ids.push_back(r.vector_id);
+  std::vector<Unusable> unusable;
+  ENGRAM_RETURN_IF_ERROR(LoadInto(store, ids, entry, &unusable));
+  AddLabels(added, entry);
+  entry->last_label = added.back().vector_id;
+  if (entry->since_snapshot != SIZE_MAX) entry->since_snapshot += added.size();
+  WarnUnusable(store, added, unusable, warnings);
+  WriteSnapshotIfDue(scope, entry);
+  if (entry->hnsw) SaveChanged(scope, *entry, warnings);
+  return true;
+}
+
+Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                                  std::vector<std::string>* warnings) {
   if (!entry->index) ReadSnapshot(scope, entry, warnings);
   const size_t threshold = HnswThreshold();
   int64_t count = 0;
@@ -263,6 +302,8 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
       entry->index = std::move(flat);
       entry->hnsw = false;
       SetLabels(refs, entry);
+      entry->last_label = 0;
+      for (const VectorRef& r : refs) entry->last_label = std::max(entry->last_label, r.vector_id);
       WarnUnusable(store, refs, unusable, warnings);
       WriteSnapshotIfDue(scope, entry);
       return Status::OK();
@@ -324,22 +365,25 @@ Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, Scop
   }
 
   SetLabels(refs, entry);
+  entry->last_label = refs.empty() ? 0 : refs.back().vector_id;
   WarnUnusable(store, refs, unusable, warnings);
   WriteSnapshotIfDue(scope, entry);
-
-  if (entry->hnsw && changed) {
-    if (saver_) {
-      saver_->Changed(scope);
-    } else {
-      Status saved = CreatePrivateDirectories(index_dir_);
-      if (saved.ok()) {
-        saved = static_cast<const HnswIndex&>(*entry->index)
-                    .Save(ScopeFile(scope, ".hnsw"), Stamp(scope));
-      }
-      if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
-    }
-  }
+  if (entry->hnsw && changed) SaveChanged(scope, *entry, warnings);
   return Status::OK();
+}
+
+void VectorCache::SaveChanged(const std::string& scope, const ScopeIndex& entry,
+                              std::vector<std::string>* warnings) {
+  if (saver_) {
+    saver_->Changed(scope);
+    return;
+  }
+  Status saved = CreatePrivateDirectories(index_dir_);
+  if (saved.ok()) {
+    saved =
+        static_cast<const HnswIndex&>(*entry.index).Save(ScopeFile(scope, ".hnsw"), Stamp(scope));
+  }
+  if (!saved.ok()) warnings->push_back("vector index not saved: " + saved.message());
 }
 
 void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
@@ -347,6 +391,10 @@ void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entr
   entry->label_of_fact.clear();
   entry->fact_of_label.reserve(refs.size());
   entry->label_of_fact.reserve(refs.size());
+  AddLabels(refs, entry);
+}
+
+void VectorCache::AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
   for (const VectorRef& r : refs) {
     if (entry->unusable.count(r.vector_id)) continue;
     entry->fact_of_label[r.vector_id] = r.fact_rowid;

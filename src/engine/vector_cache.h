@@ -3,10 +3,13 @@
 //
 // A scope is loaded on first use and re-synchronised by label whenever the
 // store may have changed: after this engine wrote (MarkDirty), or when
-// SQLite's data_version says another connection committed. Syncing reads
-// the scope's (vector id, fact rowid) pairs, drops labels that are gone and
-// loads only the vectors that are new, so a long-lived process pays for what
-// changed, not for the whole scope.
+// SQLite's data_version says another connection committed. When no vector
+// of the space was removed since the scope's last sync
+// (VectorStore::RemovedFrom holds still), a sync reads only the labels above
+// the largest it has seen and loads their vectors: work in proportion to
+// what was added, not to the scope. Otherwise it reads the scope's (vector
+// id, fact rowid) pairs, drops labels that are gone and loads only the
+// vectors that are new.
 //
 // A scope with fewer than VectorOptions::hnsw_threshold vectors is searched
 // exactly (FlatIndex), and so is every scope of a windowed space
@@ -152,6 +155,11 @@ class VectorCache {
     // Labels added or removed since the flat snapshot on disk was written
     // or read; SIZE_MAX when there is none.
     size_t since_snapshot = SIZE_MAX;
+    // The largest label of the scope read from the store, and the space's
+    // VectorStore::RemovedFrom count when the labels were last all read;
+    // -1 when they must be (never read, or a sync that did not finish).
+    int64_t last_label = 0;
+    int64_t removed_seen = -1;
   };
   // A vector found unusable while loading, and why.
   struct Unusable {
@@ -159,7 +167,20 @@ class VectorCache {
     std::string why;
   };
 
-  Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+  // Brings one scope in step; `removed` is the space's RemovedFrom count.
+  Status SyncScope(VectorStore* store, const std::string& scope, int64_t removed, ScopeIndex* entry,
+                   std::vector<std::string>* warnings);
+  // The whole sync: every label of the scope read and compared.
+  Status SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                       std::vector<std::string>* warnings);
+  // The sync when nothing was removed: the labels above entry->last_label
+  // added. False, having changed nothing, when the scope would cross the
+  // HNSW threshold (the whole sync does that).
+  Result<bool> SyncAdded(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                         std::vector<std::string>* warnings);
+  // Has a changed HNSW index saved: by the saver, or at once when there is
+  // none (a failure is a warning).
+  void SaveChanged(const std::string& scope, const ScopeIndex& entry,
                    std::vector<std::string>* warnings);
   // A fresh index for `refs`, every vector loaded from the store.
   Status Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw, ScopeIndex* entry,
@@ -180,6 +201,8 @@ class VectorCache {
                  uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
+  // Adds `refs` to the label <-> fact maps, but those left out as unusable.
+  static void AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   // The scope's file in index_dir_ with `extension`: its HNSW index
   // (".hnsw") or its flat snapshot (".flat").
   std::string ScopeFile(const std::string& scope, const char* extension) const;

@@ -155,6 +155,89 @@ TEST_F(VectorCacheTest, ARestartReadsOnlyTheVectorsChangedSinceTheSave) {
   EXPECT_EQ(Search(f, "fact number 5", 5), first);
 }
 
+// A sync after adds reads only the labels added; once a vector of the space
+// was removed (a fact forgotten, a vector replaced) it reads every label
+// again, and the index follows. Below and above the HNSW threshold.
+TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
+  for (const size_t facts : {kThreshold / 2, 2 * kThreshold}) {
+    SCOPED_TRACE("a scope of " + std::to_string(facts) + " facts");
+    std::filesystem::remove_all(dir_.path());
+    std::filesystem::create_directories(dir_.path());
+    auto engine = OpenEngine(/*save_delay_ms=*/0);
+    AddFacts(*engine, 0, facts);
+    Fresh f = OpenFresh(0);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(Sync(f, &warnings).ok());
+    uint64_t refs = f.vectors->RefsRead();
+    uint64_t vectors = f.vectors->VectorsRead();
+    // Reads what each next sync does, and the labels it read.
+    const auto sync = [&](uint64_t want_refs, uint64_t want_vectors) {
+      ASSERT_TRUE(Sync(f, &warnings).ok());
+      EXPECT_TRUE(warnings.empty()) << warnings.front();
+      EXPECT_EQ(f.vectors->RefsRead() - refs, want_refs);
+      EXPECT_EQ(f.vectors->VectorsRead() - vectors, want_vectors);
+      refs = f.vectors->RefsRead();
+      vectors = f.vectors->VectorsRead();
+    };
+    const auto top = [&](const std::string& query) {
+      const std::vector<int64_t> hits = Search(f, query, 1);
+      return hits.empty() ? int64_t{-1} : hits.front();
+    };
+    const auto rowid_of = [&](const std::string& content) {
+      return *f.store->db()->QueryInt("SELECT rowid FROM facts WHERE content = '" + content + "'");
+    };
+
+    AddFacts(*engine, facts, 3);
+    ASSERT_NO_FATAL_FAILURE(sync(3, 3));
+    const std::string newest = "fact number " + std::to_string(facts + 2) + " about item " +
+                               std::to_string((facts + 2) * 7919 % 1000);
+    EXPECT_EQ(top(newest), rowid_of(newest));
+    ASSERT_NO_FATAL_FAILURE(sync(0, 0));  // nothing changed: nothing read
+
+    // A forgotten fact: every label read again, no vector, and it is gone.
+    auto listed = engine->List(ListOptions{});
+    ASSERT_TRUE(listed.ok());
+    ForgetRequest forget;
+    forget.ids = {listed->back().id};
+    const std::string forgotten = listed->back().content;
+    const int64_t forgotten_rowid = rowid_of(forgotten);
+    ASSERT_TRUE(engine->Forget(forget).ok());
+    ASSERT_NO_FATAL_FAILURE(sync(facts + 2, 0));
+    EXPECT_NE(top(forgotten), forgotten_rowid);
+
+    // Then adds are read alone again.
+    AddFacts(*engine, facts + 3, 2);
+    ASSERT_NO_FATAL_FAILURE(sync(2, 2));
+
+    // A vector replaced (as backfill re-embeds) counts as a removal.
+    const int64_t replaced_rowid = rowid_of(newest);
+    const std::string replaced_id = [&] {
+      auto s = f.store->db()->Prepare("SELECT id FROM facts WHERE rowid = ?1");
+      EXPECT_TRUE(s.ok());
+      s->BindInt(1, replaced_rowid);
+      EXPECT_TRUE(*s->Step());
+      return s->ColumnText(0);
+    }();
+    std::vector<float> other(kDim, 0.0f);
+    other[0] = 1.0f;
+    ASSERT_TRUE(f.store
+                    ->Transact([&]() -> Status {
+                      ENGRAM_ASSIGN_OR_RETURN(
+                          const bool put,
+                          f.vectors->Put(f.cache->SpaceId(), replaced_rowid, replaced_id, other));
+                      return put ? Status::OK() : Internal("vector not stored");
+                    })
+                    .ok());
+    f.cache->MarkDirty();  // written on the cache's own connection, as an engine does
+    ASSERT_NO_FATAL_FAILURE(sync(facts + 4, 1));
+    const VectorCache::View view(*f.cache);
+    const FactKey key{kDefaultScope, replaced_rowid};
+    const auto scored = view.Score(other, std::span(&key, 1));
+    ASSERT_TRUE(scored[0].has_value());
+    EXPECT_NEAR(*scored[0], 1.0f, 1e-5);
+  }
+}
+
 // With a delay, the sync that changed a large scope does not write its
 // file; the saver does after the delay, and whatever is left is written
 // when the cache goes.

@@ -253,9 +253,11 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
       row.text.tags_terms = 1;
       ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
     }
-    // Nor what schemas 6 to 8 added: history columns, version links, the
-    // language of the content and the rank index.
-    ASSERT_TRUE(db->Exec("DROP INDEX facts_rank; "
+    // Nor what schemas 6 to 9 added: history columns, version links, the
+    // language of the content, the rank index and the count of removals.
+    ASSERT_TRUE(db->Exec("DROP TRIGGER fact_vectors_removed; "
+                         "ALTER TABLE embedding_spaces DROP COLUMN vectors_removed; "
+                         "DROP INDEX facts_rank; "
                          "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
                          "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
                          "ALTER TABLE facts DROP COLUMN superseded_by; "

@@ -246,6 +246,17 @@ CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN)sql") +
 CREATE INDEX facts_rank ON facts(rowid, superseded_by, expires_at, scope, id, created_at,
   last_accessed, access_count, content_terms, tags_terms);
 )sql",
+      // 8 -> 9: each space counts the vectors ever deleted from it, on
+      // every path (a fact deleted, a vector replaced, pruned). While the
+      // count holds still a scope's vectors only grow, so a process keeping
+      // them in memory reads what was added since it last looked
+      // (VectorStore::Refs with `after`) instead of every label.
+      R"sql(
+ALTER TABLE embedding_spaces ADD COLUMN vectors_removed INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER fact_vectors_removed AFTER DELETE ON fact_vectors BEGIN
+  UPDATE embedding_spaces SET vectors_removed = vectors_removed + 1 WHERE id = old.space_id;
+END;
+)sql",
   };
   return migrations;
 }

@@ -13,7 +13,7 @@
 namespace engram {
 
 // The version this build writes.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // Name of the FTS5 tokenizer the schema's full-text table uses. It must be
 // registered on the connection before any statement touches `facts`.

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "src/common/vector_blob.h"
 
@@ -68,15 +69,26 @@ Result<std::vector<SpaceInfo>> VectorStore::Spaces() {
 
 Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
                               std::span<const float> vector) {
+  // A REPLACE would delete the old vector without firing the delete
+  // trigger that counts removals, so the old one goes by a DELETE of its
+  // own. Both statements act only while the row still holds the fact.
+  const auto prepare = [&](const std::string& sql) -> Result<SqliteStatement> {
+    ENGRAM_ASSIGN_OR_RETURN(
+        SqliteStatement s,
+        db_->Prepare(sql + " EXISTS (SELECT 1 FROM facts WHERE rowid = ?2 AND id = ?3)"));
+    s.BindInt(1, space_id);
+    s.BindInt(2, fact_rowid);
+    s.BindText(3, fact_id);
+    return s;
+  };
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement old_vector,
+      prepare("DELETE FROM fact_vectors WHERE space_id = ?1 AND fact_rowid = ?2 AND"));
+  ENGRAM_RETURN_IF_ERROR(old_vector.Run());
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("INSERT OR REPLACE INTO fact_vectors(space_id, fact_rowid, vector) "
-                   "SELECT ?1, ?2, ?3 WHERE EXISTS "
-                   "(SELECT 1 FROM facts WHERE rowid = ?2 AND id = ?4)"));
-  s.BindInt(1, space_id);
-  s.BindInt(2, fact_rowid);
-  s.BindBlob(3, vector.data(), vector.size_bytes());
-  s.BindText(4, fact_id);
+      prepare("INSERT INTO fact_vectors(space_id, fact_rowid, vector) SELECT ?1, ?2, ?4 WHERE"));
+  s.BindBlob(4, vector.data(), vector.size_bytes());
   ENGRAM_RETURN_IF_ERROR(s.Run());
   return db_->Changes() > 0;
 }
@@ -94,16 +106,43 @@ Result<SqliteStatement> VectorStore::PrepareScopeQuery(std::string_view columns,
   return s;
 }
 
-Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, PrepareScopeQuery("v.rowid, v.fact_rowid", space_id,
-                                                               scope, " ORDER BY v.rowid"));
+Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope,
+                                                 int64_t after) {
+  // Every label: the space's index of (space, fact) covers the walk. Those
+  // above `after`: a walk of the table's own rowid range from there (CROSS
+  // JOIN keeps it outermost, `+` keeps the space's index out), which reads
+  // only the new rows.
+  Result<SqliteStatement> prepared =
+      after == 0 ? PrepareScopeQuery("v.rowid, v.fact_rowid", space_id, scope, " ORDER BY v.rowid")
+                 : db_->Prepare(
+                       "SELECT v.rowid, v.fact_rowid FROM fact_vectors v CROSS JOIN facts f ON "
+                       "f.rowid = v.fact_rowid WHERE v.rowid > ?3 AND +v.space_id = ?1 AND "
+                       "f.scope = ?2 ORDER BY v.rowid");
+  ENGRAM_RETURN_IF_ERROR(prepared.status());
+  SqliteStatement s = std::move(*prepared);
+  if (after != 0) {
+    s.BindInt(1, space_id);
+    s.BindText(2, scope);
+    s.BindInt(3, after);
+  }
   std::vector<VectorRef> out;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     out.push_back(VectorRef{s.ColumnInt(0), s.ColumnInt(1)});
   }
+  refs_read_ += out.size();
   return out;
+}
+
+Result<int64_t> VectorStore::RemovedFrom(int64_t space_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT vectors_removed FROM embedding_spaces WHERE id = ?1"));
+  s.BindInt(1, space_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return NotFound("store: no embedding space " + std::to_string(space_id));
+  return s.ColumnInt(0);
 }
 
 namespace {

@@ -62,12 +62,21 @@ class VectorStore {
   // Stores `vector` (the space's blob: 1 to MaxVectorsPerDocument() vectors
   // of dimension floats, one after another) for the fact at `fact_rowid` when that
   // row still holds fact `fact_id`; replaces a vector the fact already has in
-  // the space. Returns false when the fact is gone. Run inside Transact().
+  // the space (deleting the old one first, so the deletion is counted in
+  // RemovedFrom). Returns false when the fact is gone. Run inside Transact().
   Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
                    std::span<const float> vector);
 
-  // The labels of every vector of `scope` in the space, by vector id.
-  Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope);
+  // The labels of the vectors of `scope` in the space whose vector id is
+  // above `after` (0: every one), by vector id. Vector ids only grow
+  // (AUTOINCREMENT), so with `after` the largest id a reader has seen, the
+  // result is what was added since, in time in proportion to it.
+  Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
+                                      int64_t after = 0);
+  // How many vectors were ever deleted from the space, counted by the
+  // schema's trigger on every path (a fact deleted, a vector replaced,
+  // pruned or deleted). While it holds still, a scope's vectors only grow.
+  Result<int64_t> RemovedFrom(int64_t space_id);
   // Calls `sink` with each blob of `vector_ids` that exists, as floats;
   // Corruption when a blob is not 1 to `max_vectors` vectors of `dimension`
   // floats.
@@ -82,6 +91,8 @@ class VectorStore {
   // Blobs Load and LoadScope have read through this object: what filling
   // the in-memory indexes cost (tests and benchmarks count it).
   uint64_t VectorsRead() const { return vectors_read_; }
+  // Labels Refs has read through this object (tests count them).
+  uint64_t RefsRead() const { return refs_read_; }
   // How many vectors LoadScope would give (to size buffers before it).
   Result<int64_t> CountScope(int64_t space_id, const std::string& scope);
 
@@ -112,6 +123,7 @@ class VectorStore {
 
   SqliteDb* db_;
   uint64_t vectors_read_ = 0;
+  uint64_t refs_read_ = 0;
 };
 
 }  // namespace engram

@@ -53,12 +53,15 @@ struct HnswIndexOptions {
   // builds a better graph, more slowly. A loaded index keeps its own.
   size_t ef_construction = 200;
   // Candidate list size while searching (max(k, ef_search) is used).
-  // Default 128: recall@10 about 0.97 and p50 under 2 ms on 100k 512-d
-  // vectors of low intrinsic dimension, as embeddings are; 64 drops to
-  // about 0.88 (bench/RESULTS-vector.md). Larger: higher recall, searches
-  // slower in proportion. Vectors of pure noise (uniform on the sphere) are
-  // hopeless for any graph: 0.12 at 128, so exact search is better there.
-  size_t ef_search = 128;
+  // Default 160: on 512-d vectors of low intrinsic dimension, as embeddings
+  // are, 128 gave recall@10 about 0.97 at 100k vectors
+  // (bench/RESULTS-vector.md) but 0.94 at 200k, where 160 gave 0.96 with a
+  // p50 of 1.4 ms (bench/RESULTS-hnsw-live.md); 64 drops to about 0.88.
+  // Larger: higher recall, searches slower in proportion. Vectors of pure
+  // noise (uniform on the sphere) are hopeless for any graph: 0.12 at 128,
+  // so exact search is better there. The dev datasets are too small to
+  // reach an HNSW index, so this is chosen on generated vectors alone.
+  size_t ef_search = 160;
   // Slots allocated up front; the capacity doubles when full. Default 1024.
   size_t initial_capacity = 1024;
   // Threads UpsertBatch inserts with. Default 0 = hardware_concurrency().
