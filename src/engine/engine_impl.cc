@@ -1,6 +1,7 @@
 #include "src/engine/engine_impl.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -168,9 +169,9 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
   FactRow row;
   row.fact = BuildFact(in, now);
   AddOutcome outcome;
-  auto existing = store_->Get(row.fact.scope, row.fact.id);
-  if (existing.ok()) return MergeInto(std::move(*existing), row.fact);
-  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<StoredFact> existing,
+                          store_->Find(row.fact.scope, row.fact.id));
+  if (existing) return MergeInto(std::move(*existing), row.fact);
   row.text = CountFactText(row.fact.content, row.fact.tags);
   ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
   *rowid = store_->db()->LastInsertRowid();
@@ -261,13 +262,13 @@ Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
   for (size_t i = 0; i < facts.size(); ++i) {
     if (!facts[i].superseded_by) continue;
     const std::string& scope = facts[i].scope;
-    auto newer = store_->Get(scope, *facts[i].superseded_by);
-    if (!newer.ok()) {
+    auto newer = store_->Find(scope, *facts[i].superseded_by);
+    if (!newer.ok() || !*newer) {
       return InvalidArgument("engine: import: fact " + std::to_string(i + 1) + ": superseded_by '" +
                              *facts[i].superseded_by + "' names no fact of scope '" + scope + "'");
     }
     ENGRAM_ASSIGN_OR_RETURN(StoredFact older, store_->Get(scope, FactId(facts[i].content)));
-    ENGRAM_RETURN_IF_ERROR(links.Put({older.rowid, newer->rowid, 1.0, true}));
+    ENGRAM_RETURN_IF_ERROR(links.Put({older.rowid, (*newer)->rowid, 1.0, true}));
   }
   return Status::OK();
 }

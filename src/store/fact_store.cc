@@ -453,7 +453,8 @@ Status FactStore::RebuildLexicalIndex(const TermCounter& count) {
   return db_->Exec("INSERT INTO facts_fts(facts_fts) VALUES('rebuild')");
 }
 
-Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& id_or_prefix) {
+Result<std::optional<StoredFact>> FactStore::Find(const std::string& scope,
+                                                  const std::string& id_or_prefix) {
   if (!LooksLikeIdPrefix(id_or_prefix) || id_or_prefix.size() < 4) {
     return InvalidArgument("store: get: '" + id_or_prefix +
                            "' is not a fact id (4 to 24 lower-case hex characters)");
@@ -466,39 +467,43 @@ Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& i
   s.BindText(2, id_or_prefix);
   s.BindText(3, id_or_prefix + "g");  // 'g' sorts after every hex digit
   ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
-  if (!found) {
-    // Scopes isolate, so the id is not taken from another scope; but the
-    // caller is told where it is.
-    ENGRAM_ASSIGN_OR_RETURN(
-        SqliteStatement elsewhere,
-        db_->Prepare("SELECT DISTINCT scope FROM facts WHERE id >= ?1 AND id < ?2 "
-                     "ORDER BY scope LIMIT 6"));
-    elsewhere.BindText(1, id_or_prefix);
-    elsewhere.BindText(2, id_or_prefix + "g");
-    std::vector<std::string> scopes;
-    while (true) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, elsewhere.Step());
-      if (!row) break;
-      scopes.push_back(elsewhere.ColumnText(0));
-    }
-    std::string message = "store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'";
-    if (!scopes.empty()) {
-      message += scopes.size() == 1 ? "; it is in scope '" + scopes[0] + "': name that scope"
-                                    : "; it is in several scopes (";
-      if (scopes.size() > 1) {
-        for (size_t i = 0; i < scopes.size(); ++i) message += (i ? ", '" : "'") + scopes[i] + "'";
-        message += "): name one";
-      }
-    }
-    return NotFound(message);
-  }
+  if (!found) return std::optional<StoredFact>();
   StoredFact fact = ReadFact(s);
   ENGRAM_ASSIGN_OR_RETURN(bool second, s.Step());
   if (second) {
     return InvalidArgument("store: get: id prefix '" + id_or_prefix +
                            "' matches several facts; give more characters");
   }
-  return fact;
+  return std::optional<StoredFact>(std::move(fact));
+}
+
+Result<StoredFact> FactStore::Get(const std::string& scope, const std::string& id_or_prefix) {
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<StoredFact> found, Find(scope, id_or_prefix));
+  if (found) return std::move(*found);
+  // Scopes isolate, so the id is not taken from another scope; but the
+  // caller is told where it is.
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement elsewhere,
+      db_->Prepare("SELECT DISTINCT scope FROM facts WHERE id >= ?1 AND id < ?2 "
+                   "ORDER BY scope LIMIT 6"));
+  elsewhere.BindText(1, id_or_prefix);
+  elsewhere.BindText(2, id_or_prefix + "g");
+  std::vector<std::string> scopes;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, elsewhere.Step());
+    if (!row) break;
+    scopes.push_back(elsewhere.ColumnText(0));
+  }
+  std::string message = "store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'";
+  if (!scopes.empty()) {
+    message += scopes.size() == 1 ? "; it is in scope '" + scopes[0] + "': name that scope"
+                                  : "; it is in several scopes (";
+    if (scopes.size() > 1) {
+      for (size_t i = 0; i < scopes.size(); ++i) message += (i ? ", '" : "'") + scopes[i] + "'";
+      message += "): name one";
+    }
+  }
+  return NotFound(message);
 }
 
 Result<std::vector<Fact>> FactStore::List(const ListOptions& options,

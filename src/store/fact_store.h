@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -152,7 +153,14 @@ class FactStore {
   // Transact().
   Status RebuildLexicalIndex(const TermCounter& count);
 
+  // The fact of `scope` that `id_or_prefix` (4 to 24 lower-case hex
+  // characters) names. NotFound names the scopes that hold it, when others
+  // do: that takes a scan of every fact, so it is for answering a person.
   Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix);
+  // The same, nullopt when the scope holds no such fact, without looking
+  // anywhere else: for callers to whom absence is the usual outcome (an add
+  // checking for the same fact).
+  Result<std::optional<StoredFact>> Find(const std::string& scope, const std::string& id_or_prefix);
   Result<std::vector<Fact>> List(const ListOptions& options, const FactVisibility& visibility = {});
   Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids);
 

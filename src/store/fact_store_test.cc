@@ -167,6 +167,26 @@ TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
   EXPECT_NE(amb.status().message().find("several"), std::string::npos);
 }
 
+// Find answers as Get does within the scope, and says "absent" with
+// nullopt instead of looking through every scope to name where the id is.
+TEST_F(FactStoreTest, FindIsGetWithinTheScopeAndAbsenceIsNoError) {
+  Put(Row("alpha"));
+  const std::string id = FactId("alpha");
+  auto found = store_->Find("default", id.substr(0, 6));
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->fact.content, "alpha");
+  EXPECT_EQ((*found)->rowid, store_->Get("default", id)->rowid);
+  auto absent = store_->Find("other", id);
+  ASSERT_TRUE(absent.ok()) << absent.status().ToString();
+  EXPECT_FALSE(absent->has_value());
+  const Status elsewhere = store_->Get("other", id).status();
+  EXPECT_EQ(elsewhere.code(), StatusCode::kNotFound);
+  EXPECT_NE(elsewhere.message().find("it is in scope 'default'"), std::string::npos)
+      << elsewhere.message();
+  EXPECT_EQ(store_->Find("default", "zz").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
   Put(Row("one", "a", {"tmp"}));
   Put(Row("two", "a", {"keep"}));
