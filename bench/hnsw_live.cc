@@ -55,6 +55,7 @@ struct BenchOptions {
   size_t queries = 200;      // quality phase searches
   size_t adds = 1000;        // live phase adds
   int save_delay_ms = 2000;  // vector.hnsw_save_delay_ms of the live phase
+  int add_every_ms = 0;      // live phase: the least time from one add's start to the next
   std::string dir = "/tmp";  // where the store is made and removed
 };
 
@@ -346,6 +347,7 @@ class Bench {
     std::vector<double> add_ms;
     const auto start = Clock::now();
     for (size_t i = 0; i < options_.adds; ++i) {
+      std::this_thread::sleep_until(start + std::chrono::milliseconds(options_.add_every_ms * i));
       NewFact fact;
       fact.content = "v" + std::to_string(options_.vectors + i);
       const auto began = Clock::now();
@@ -364,8 +366,10 @@ class Bench {
     engine.reset();
     const double close_s = MsSince(closed_at) / 1e3;
 
-    std::printf("| %zu adds beside searches (hnsw_save_delay_ms %d) | |\n|---|---:|\n",
-                options_.adds, options_.save_delay_ms);
+    std::printf(
+        "| %zu adds beside searches (hnsw_save_delay_ms %d, an add every %d ms) | |\n"
+        "|---|---:|\n",
+        options_.adds, options_.save_delay_ms, options_.add_every_ms);
     std::printf("| time (s) | %.1f |\n| searches | %zu (%zu errors or empty) |\n", live_s,
                 search_ms.size(), errors.load());
     std::printf("| search wall p50 / p99 / max (ms) | %.2f / %.2f / %.2f |\n",
@@ -404,6 +408,8 @@ int main(int argc, char** argv) {
   app.add_option("--queries", options.queries, "searches of the quality phase");
   app.add_option("--adds", options.adds, "adds of the live phase");
   app.add_option("--save-delay-ms", options.save_delay_ms, "live phase's hnsw_save_delay_ms");
+  app.add_option("--add-every-ms", options.add_every_ms,
+                 "live phase: least ms from one add's start to the next (0: back to back)");
   app.add_option("--dir", options.dir, "where the store is made and removed");
   CLI11_PARSE(app, argc, argv);
   if (options.vectors == 0 || options.dim == 0 || options.queries == 0) {

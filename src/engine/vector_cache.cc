@@ -81,7 +81,7 @@ bool VectorCache::NeedsSync(const std::vector<std::string>& scopes, int64_t data
   return std::any_of(scopes.begin(), scopes.end(), [&](const std::string& scope) {
     const auto it = scopes_.find(scope);
     return it == scopes_.end() || it->second.synced_epoch != epoch ||
-           it->second.synced_version != data_version;
+           it->second.synced_version != data_version || Deferred(it->second) > 0;
   });
 }
 
@@ -156,12 +156,27 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
   ENGRAM_ASSIGN_OR_RETURN(const int64_t removed, store->RemovedFrom(space_id_));
   for (const std::string& scope : scopes) {
     ScopeIndex& entry = scopes_[scope];
-    if (entry.synced_epoch == epoch && entry.synced_version == data_version) continue;
-    ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, removed, &entry, warnings));
-    entry.synced_epoch = epoch;
-    entry.synced_version = data_version;
+    if (entry.synced_epoch != epoch || entry.synced_version != data_version) {
+      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, removed, &entry, warnings));
+      entry.synced_epoch = epoch;
+      entry.synced_version = data_version;
+    }
+    if (Deferred(entry) > 0) {
+      // Without a saver the sync writes the file itself (a one-shot process,
+      // about to exit): everything is inserted first, and written once.
+      const auto budget = saver_ ? std::chrono::steady_clock::duration(kInsertBudget)
+                                 : std::chrono::steady_clock::duration::max();
+      if (static_cast<HnswIndex&>(*entry.index).InsertDeferred(budget) > 0) entry.unsaved = true;
+    }
+    if (entry.unsaved && entry.hnsw) SaveChanged(scope, entry, warnings);
+    entry.unsaved = false;
   }
   return Status::OK();
+}
+
+size_t VectorCache::Deferred(const ScopeIndex& entry) {
+  return entry.hnsw && entry.index ? static_cast<const HnswIndex&>(*entry.index).DeferredCount()
+                                   : 0;
 }
 
 Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,
@@ -201,7 +216,10 @@ Status VectorCache::LoadInto(VectorStore* store, const std::vector<int64_t>& vec
           labels.push_back(id);
           rows.insert(rows.end(), v.begin(), v.end());
         }));
-    return static_cast<HnswIndex&>(*entry->index).UpsertBatch(labels, rows);
+    // A new graph is built whole; vectors that come later wait among the
+    // deferred, for syncs to insert a budget's worth at a time.
+    auto& hnsw = static_cast<HnswIndex&>(*entry->index);
+    return hnsw.size() == 0 ? hnsw.UpsertBatch(labels, rows) : hnsw.Defer(labels, rows);
   }
   return store->Load(vector_ids, dimension_, max_windows_,
                      [&](int64_t id, std::span<const float> v) {
@@ -266,7 +284,7 @@ Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope
   if (entry->since_snapshot != SIZE_MAX) entry->since_snapshot += added.size();
   WarnUnusable(store, added, unusable, warnings);
   WriteSnapshotIfDue(scope, entry);
-  if (entry->hnsw) SaveChanged(scope, *entry, warnings);
+  entry->unsaved = entry->hnsw;
   return true;
 }
 
@@ -368,7 +386,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
   entry->last_label = refs.empty() ? 0 : refs.back().vector_id;
   WarnUnusable(store, refs, unusable, warnings);
   WriteSnapshotIfDue(scope, entry);
-  if (entry->hnsw && changed) SaveChanged(scope, *entry, warnings);
+  entry->unsaved = entry->hnsw && changed;
   return Status::OK();
 }
 

@@ -19,7 +19,11 @@
 // `index_dir` as space<id>-<scope hash>.hnsw; the file is loaded instead of
 // rebuilt (on first use, without reading the scope's vectors from the
 // store), brought up to date by label when stale, rebuilt when a quarter of
-// it has been removed or it does not belong to the space and scope. A sync
+// it has been removed or it does not belong to the space and scope. Vectors
+// added to an existing graph are deferred (HnswIndex::Defer: searched
+// exactly until inserted), and each sync, including the one every search
+// makes while any are deferred, inserts them for at most kInsertBudget, so
+// adds never hold searches for as long as their insertion takes. A sync
 // that changed it has it saved again: by a background IndexSaver
 // (index_saver.h) within VectorOptions::hnsw_save_delay_ms, which holds
 // the indexes as a View does only to copy the graph's links and then each
@@ -44,6 +48,7 @@
 #define ENGRAM_SRC_ENGINE_VECTOR_CACHE_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -84,6 +89,10 @@ class VectorCache {
   // Least vectors of a scope kept as a flat snapshot: below, SQLite reads
   // them as fast.
   static constexpr size_t kMinSnapshotVectors = 1024;
+  // How long a sync spends inserting an HNSW scope's deferred vectors into
+  // its graph (at least one, a millisecond or two at 200,000 vectors); the
+  // rest wait, searched exactly, for the next sync.
+  static constexpr std::chrono::milliseconds kInsertBudget{5};
 
   // The indexes of `space` (stored as `space_id`); its key names the space
   // in persisted index files, and `index_dir` is where they live (created
@@ -160,6 +169,8 @@ class VectorCache {
     // -1 when they must be (never read, or a sync that did not finish).
     int64_t last_label = 0;
     int64_t removed_seen = -1;
+    // The HNSW graph changed since it was last handed to be saved.
+    bool unsaved = false;
   };
   // A vector found unusable while loading, and why.
   struct Unusable {
@@ -196,7 +207,10 @@ class VectorCache {
   static void WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
                            const std::vector<Unusable>& unusable,
                            std::vector<std::string>* warnings);
-  // True when some scope of `scopes` is not in step; caller holds mutex_.
+  // Vectors of an HNSW scope waiting to be inserted into its graph.
+  static size_t Deferred(const ScopeIndex& entry);
+  // True when some scope of `scopes` is not in step or has deferred
+  // vectors; caller holds mutex_.
   bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
                  uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.

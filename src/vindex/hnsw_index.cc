@@ -26,7 +26,8 @@ HnswIndex::HnswIndex(size_t dimension, const HnswIndexOptions& options,
     : serial_(next_serial.fetch_add(1, std::memory_order_relaxed)),
       dimension_(dimension),
       options_(options),
-      graph_(std::move(graph)) {}
+      graph_(std::move(graph)),
+      deferred_(dimension) {}
 
 HnswIndex::~HnswIndex() = default;
 
@@ -49,9 +50,14 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::Create(size_t dimension,
 std::string HnswIndex::MetaPath(const std::string& path) { return path + ".meta"; }
 
 Status HnswIndex::Upsert(int64_t label, std::span<const float> vector) {
+  if (!deferred_.Vector(label).empty()) return deferred_.Upsert(label, vector);
   ENGRAM_RETURN_IF_ERROR(CheckVector(vector, dimension_));
   std::vector<float> unit(vector.begin(), vector.end());
   ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(unit));
+  return AddToGraph(label, unit);
+}
+
+Status HnswIndex::AddToGraph(int64_t label, std::span<const float> unit) {
   const size_t slot = slot_label_.size();
   ENGRAM_RETURN_IF_ERROR(graph_->Reserve(std::max(slot, graph_->Nodes()) + 1));
   ENGRAM_RETURN_IF_ERROR(graph_->Add(unit.data(), slot));
@@ -64,26 +70,72 @@ Status HnswIndex::Upsert(int64_t label, std::span<const float> vector) {
   return Status::OK();
 }
 
-Status HnswIndex::UpsertBatch(std::span<const int64_t> labels, std::span<const float> vectors) {
+Status HnswIndex::CheckBatch(const char* what, std::span<const int64_t> labels,
+                             std::span<const float> vectors) const {
   const size_t count = labels.size();
   if (vectors.size() != count * dimension_) {
-    return InvalidArgument("vindex: hnsw upsert batch: " + std::to_string(vectors.size()) +
-                           " floats for " + std::to_string(count) + " labels of dimension " +
-                           std::to_string(dimension_));
+    return InvalidArgument(std::string("vindex: hnsw ") + what + ": " +
+                           std::to_string(vectors.size()) + " floats for " + std::to_string(count) +
+                           " labels of dimension " + std::to_string(dimension_));
   }
   std::unordered_set<int64_t> seen;
   seen.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     const Status status = CheckVector(vectors.subspan(i * dimension_, dimension_), dimension_);
     if (!status.ok()) {
-      return InvalidArgument("vindex: hnsw upsert batch: vector " + std::to_string(i) + ": " +
-                             status.message());
+      return InvalidArgument(std::string("vindex: hnsw ") + what + ": vector " + std::to_string(i) +
+                             ": " + status.message());
     }
     if (!seen.insert(labels[i]).second) {
-      return InvalidArgument("vindex: hnsw upsert batch: label " + std::to_string(labels[i]) +
-                             " appears twice");
+      return InvalidArgument(std::string("vindex: hnsw ") + what + ": label " +
+                             std::to_string(labels[i]) + " appears twice");
     }
   }
+  return Status::OK();
+}
+
+Status HnswIndex::Defer(std::span<const int64_t> labels, std::span<const float> vectors) {
+  ENGRAM_RETURN_IF_ERROR(CheckBatch("defer", labels, vectors));
+  for (size_t i = 0; i < labels.size(); ++i) {
+    // Checked above, so this cannot fail.
+    deferred_.Upsert(labels[i], vectors.subspan(i * dimension_, dimension_)).IgnoreError();
+    if (const auto node = slot_of_.find(labels[i]); node != slot_of_.end()) {
+      graph_->MarkDeleted(node->second);  // replaced: the deferred vector is the label's now
+      slot_of_.erase(node);
+    }
+    deferred_order_.push_back(labels[i]);
+  }
+  return Status::OK();
+}
+
+size_t HnswIndex::InsertDeferred(std::chrono::steady_clock::duration budget) {
+  const auto start = std::chrono::steady_clock::now();
+  size_t moved = 0;
+  std::vector<float> unit;
+  while (!deferred_order_.empty()) {
+    const int64_t label = deferred_order_.front();
+    deferred_order_.pop_front();
+    const std::span<const float> vector = deferred_.Vector(label);
+    if (vector.empty()) continue;  // removed, or moved already
+    unit.assign(vector.begin(), vector.end());
+    deferred_.Remove(label);
+    // The graph has room to grow or the process has no memory left; a
+    // vector it refuses stays searchable among the deferred.
+    if (!AddToGraph(label, unit).ok()) {
+      deferred_.Upsert(label, unit).IgnoreError();
+      deferred_order_.push_back(label);
+      break;
+    }
+    ++moved;
+    if (std::chrono::steady_clock::now() - start >= budget) break;
+  }
+  return moved;
+}
+
+Status HnswIndex::UpsertBatch(std::span<const int64_t> labels, std::span<const float> vectors) {
+  const size_t count = labels.size();
+  ENGRAM_RETURN_IF_ERROR(CheckBatch("upsert batch", labels, vectors));
+  for (const int64_t label : labels) deferred_.Remove(label);
   if (count == 0) return Status::OK();
   const size_t base = slot_label_.size();
   ENGRAM_RETURN_IF_ERROR(graph_->Reserve(std::max(base, graph_->Nodes()) + count));
@@ -142,6 +194,7 @@ Status HnswIndex::UpsertBatch(std::span<const int64_t> labels, std::span<const f
 }
 
 bool HnswIndex::Remove(int64_t label) {
+  if (deferred_.Remove(label)) return true;
   const auto found = slot_of_.find(label);
   if (found == slot_of_.end()) return false;
   graph_->MarkDeleted(found->second);
@@ -155,7 +208,7 @@ size_t HnswIndex::Prune(const std::function<bool(int64_t)>& keep) {
     if (!keep(label)) doomed.push_back(label);
   }
   for (const int64_t label : doomed) Remove(label);
-  return doomed.size();
+  return doomed.size() + deferred_.Prune(keep);
 }
 
 Result<std::vector<ScoredLabel>> HnswIndex::Search(std::span<const float> query, size_t k,
@@ -167,12 +220,18 @@ Result<std::vector<ScoredLabel>> HnswIndex::SearchWithEf(std::span<const float> 
                                                          float min_score, size_t ef) const {
   ENGRAM_RETURN_IF_ERROR(CheckVector(query, dimension_));
   std::vector<ScoredLabel> hits;
-  if (k == 0 || slot_of_.empty()) return hits;
-  std::vector<GraphHit> found;
-  ENGRAM_RETURN_IF_ERROR(graph_->Search(query.data(), std::max(k, ef), &found));
-  hits.reserve(found.size());
-  for (const GraphHit& hit : found) {
-    if (hit.score >= min_score) hits.push_back({slot_label_[hit.slot], hit.score});
+  if (k == 0) return hits;
+  if (!slot_of_.empty()) {
+    std::vector<GraphHit> found;
+    ENGRAM_RETURN_IF_ERROR(graph_->Search(query.data(), std::max(k, ef), &found));
+    hits.reserve(found.size());
+    for (const GraphHit& hit : found) {
+      if (hit.score >= min_score) hits.push_back({slot_label_[hit.slot], hit.score});
+    }
+  }
+  if (deferred_.size() > 0) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> exact, deferred_.Search(query, k, min_score));
+    hits.insert(hits.end(), exact.begin(), exact.end());
   }
   SortHits(k, &hits);
   return hits;
@@ -181,7 +240,7 @@ Result<std::vector<ScoredLabel>> HnswIndex::SearchWithEf(std::span<const float> 
 std::optional<float> HnswIndex::Score(std::span<const float> query, int64_t label) const {
   if (query.size() != dimension_) return std::nullopt;
   const auto found = slot_of_.find(label);
-  if (found == slot_of_.end()) return std::nullopt;
+  if (found == slot_of_.end()) return deferred_.Score(query, label);
   const float* vector = graph_->Vector(found->second);
   if (vector == nullptr) return std::nullopt;
   return Dot(query.data(), vector, dimension_);
@@ -189,15 +248,15 @@ std::optional<float> HnswIndex::Score(std::span<const float> query, int64_t labe
 
 std::span<const float> HnswIndex::Vector(int64_t label) const {
   const auto found = slot_of_.find(label);
-  if (found == slot_of_.end()) return {};
+  if (found == slot_of_.end()) return deferred_.Vector(label);
   const float* vector = graph_->Vector(found->second);
   if (vector == nullptr) return {};
   return {vector, dimension_};
 }
 
 std::vector<int64_t> HnswIndex::Labels() const {
-  std::vector<int64_t> labels;
-  labels.reserve(slot_of_.size());
+  std::vector<int64_t> labels = deferred_.Labels();
+  labels.reserve(size());
   for (const auto& [label, slot] : slot_of_) labels.push_back(label);
   std::sort(labels.begin(), labels.end());
   return labels;
@@ -207,7 +266,8 @@ size_t HnswIndex::DeletedCount() const { return slot_label_.size() - slot_of_.si
 
 size_t HnswIndex::MemoryBytes() const {
   // Label map nodes (key, value, next pointer) and buckets.
-  return graph_->MemoryBytes() + (slot_label_.capacity() * sizeof(int64_t)) +
+  return graph_->MemoryBytes() + deferred_.MemoryBytes() +
+         (deferred_order_.size() * sizeof(int64_t)) + (slot_label_.capacity() * sizeof(int64_t)) +
          (slot_of_.size() * (sizeof(int64_t) + sizeof(void*) + 8)) +
          (slot_of_.bucket_count() * sizeof(void*));
 }

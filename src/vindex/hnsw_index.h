@@ -30,14 +30,17 @@
 #ifndef ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
 #define ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_graph.h"
 #include "src/vindex/vector_index.h"
 
@@ -78,6 +81,10 @@ class HnswIndex final : public VectorIndex {
   static Result<std::unique_ptr<HnswIndex>> Create(size_t dimension,
                                                    const HnswIndexOptions& options = {});
 
+  // A loaded graph has room for this share of its slots (at least
+  // options.initial_capacity) more before it must grow.
+  static constexpr size_t kLoadHeadroomShare = 8;
+
   // Reads an index written by Save. NotFound when `path` or its meta file is
   // missing; Corruption (the message names the file) when anything does not
   // check out: magic, version, dimension, sizes, checksums, graph structure.
@@ -94,7 +101,7 @@ class HnswIndex final : public VectorIndex {
   HnswIndex& operator=(const HnswIndex&) = delete;
 
   size_t Dimension() const override { return dimension_; }
-  size_t size() const override { return slot_of_.size(); }
+  size_t size() const override { return slot_of_.size() + deferred_.size(); }
 
   Status Upsert(int64_t label, std::span<const float> vector) override;
   bool Remove(int64_t label) override;
@@ -114,6 +121,18 @@ class HnswIndex final : public VectorIndex {
   // InvalidArgument (bad vector, size mismatch, a label twice) the index is
   // unchanged.
   Status UpsertBatch(std::span<const int64_t> labels, std::span<const float> vectors);
+
+  // Deferred vectors: upserted at once, for a few microseconds each, into a
+  // set beside the graph that every search scans exactly, and moved into
+  // the graph later by InsertDeferred, a millisecond or two each. Searches,
+  // scores, labels and removals see a deferred vector as any other; only
+  // the files a save writes leave it out (a process that loads them
+  // catches up from the store). The same checks as UpsertBatch.
+  Status Defer(std::span<const int64_t> labels, std::span<const float> vectors);
+  // Moves deferred vectors into the graph, oldest first, until `budget` has
+  // passed (at least one when any is deferred); returns how many it moved.
+  size_t InsertDeferred(std::chrono::steady_clock::duration budget);
+  size_t DeferredCount() const { return deferred_.size(); }
 
   // Writes the index to `path` and MetaPath(path), with `stamp` (any bytes,
   // e.g. a generation number) to be returned by Load. IOError naming the
@@ -163,6 +182,13 @@ class HnswIndex final : public VectorIndex {
 
  private:
   HnswIndex(size_t dimension, const HnswIndexOptions& options, std::unique_ptr<HnswGraph> graph);
+  // InvalidArgument naming `what` unless `vectors` holds one good vector
+  // per label and no label comes twice.
+  Status CheckBatch(const char* what, std::span<const int64_t> labels,
+                    std::span<const float> vectors) const;
+  // Adds unit vector `unit` to the graph as `label`, replacing the label's
+  // node when it has one.
+  Status AddToGraph(int64_t label, std::span<const float> unit);
 
   const uint64_t serial_;
   size_t dimension_;
@@ -170,6 +196,11 @@ class HnswIndex final : public VectorIndex {
   std::unique_ptr<HnswGraph> graph_;
   std::vector<int64_t> slot_label_;                // slot -> label (stale if deleted)
   std::unordered_map<int64_t, uint32_t> slot_of_;  // live label -> slot
+  // Deferred vectors, searched exactly; a label is here or in slot_of_,
+  // never both. deferred_order_ holds them oldest first (with labels since
+  // removed, skipped when met).
+  FlatIndex deferred_;
+  std::deque<int64_t> deferred_order_;
 };
 
 }  // namespace engram

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -206,6 +207,67 @@ TEST(HnswIndexTest, UpsertBatchMatchesOneByOneAndChecksEverythingFirst) {
   EXPECT_EQ(hnsw->size(), 300u);
   EXPECT_FALSE(hnsw->Score(Row(bad, 8, 0), 1).has_value());
   EXPECT_TRUE(hnsw->UpsertBatch({}, {}).ok());
+}
+
+// Deferred vectors answer as inserted ones do (searched exactly beside the
+// graph), replace and are removed like them, and InsertDeferred moves them
+// into the graph without changing an answer.
+TEST(HnswIndexTest, DeferredVectorsAnswerAsInsertedOnesBeforeAndAfterTheyAreInserted) {
+  constexpr size_t kDim = 16;
+  const std::vector<float> data = RandomUnitVectors(351, kDim, 30);
+  auto hnsw = MakeHnsw(kDim, Reproducible());
+  FlatIndex flat(kDim);
+  std::vector<int64_t> built(300);
+  for (size_t i = 0; i < 300; ++i) {
+    built[i] = static_cast<int64_t>(i);
+    ASSERT_TRUE(flat.Upsert(built[i], Row(data, kDim, i)).ok());
+  }
+  ASSERT_TRUE(hnsw->UpsertBatch(built, std::span(data).first(300 * kDim)).ok());
+  // 50 new labels, and label 5 replaced by row 350.
+  std::vector<int64_t> later;
+  std::vector<float> rows;
+  for (size_t i = 300; i < 351; ++i) {
+    const int64_t label = i == 350 ? 5 : static_cast<int64_t>(i);
+    later.push_back(label);
+    const std::span<const float> row = Row(data, kDim, i);
+    rows.insert(rows.end(), row.begin(), row.end());
+    ASSERT_TRUE(flat.Upsert(label, row).ok());
+  }
+  ASSERT_TRUE(hnsw->Defer(later, rows).ok());
+  EXPECT_EQ(hnsw->size(), 350u);
+  EXPECT_EQ(hnsw->DeferredCount(), 51u);
+  EXPECT_EQ(hnsw->DeletedCount(), 1u);  // label 5's node in the graph
+  EXPECT_EQ(hnsw->Labels(), flat.Labels());
+  EXPECT_NEAR(hnsw->Score(Row(data, kDim, 350), 5).value(), 1.0f, 1e-6);
+  const std::vector<float> queries = RandomUnitVectors(10, kDim, 31);
+  const auto same_as_flat = [&](const char* when) {
+    for (size_t q = 0; q < 10; ++q) {
+      const auto exact = flat.Search(Row(queries, kDim, q), 20, 0.1f);
+      const auto found = hnsw->SearchWithEf(Row(queries, kDim, q), 20, 0.1f, 400);
+      ASSERT_TRUE(exact.ok() && found.ok());
+      EXPECT_EQ(*found, *exact) << when << ", query " << q;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(same_as_flat("deferred"));
+
+  EXPECT_TRUE(hnsw->Remove(310));
+  EXPECT_TRUE(flat.Remove(310));
+  EXPECT_EQ(hnsw->DeferredCount(), 50u);
+  EXPECT_TRUE(hnsw->Vector(310).empty());
+  ASSERT_NO_FATAL_FAILURE(same_as_flat("one removed"));
+
+  EXPECT_EQ(hnsw->InsertDeferred(std::chrono::milliseconds(0)), 1u);  // at least one
+  EXPECT_EQ(hnsw->InsertDeferred(std::chrono::hours(1)), 49u);
+  EXPECT_EQ(hnsw->DeferredCount(), 0u);
+  EXPECT_EQ(hnsw->InsertDeferred(std::chrono::hours(1)), 0u);
+  EXPECT_EQ(hnsw->size(), 349u);
+  EXPECT_EQ(hnsw->Labels(), flat.Labels());
+  ASSERT_NO_FATAL_FAILURE(same_as_flat("all inserted"));
+
+  std::vector<float> bad(kDim, 0.0f);
+  const std::vector<int64_t> one = {999};
+  EXPECT_THAT(hnsw->Defer(one, bad).message(), HasSubstr("vindex: hnsw defer: vector 0"));
+  EXPECT_EQ(hnsw->size(), 349u);
 }
 
 TEST(HnswIndexTest, PruneRemovesWhatKeepRejects) {
