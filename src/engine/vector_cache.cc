@@ -168,7 +168,7 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
                                  : std::chrono::steady_clock::duration::max();
       if (static_cast<HnswIndex&>(*entry.index).InsertDeferred(budget) > 0) entry.unsaved = true;
     }
-    if (entry.unsaved && entry.hnsw) SaveChanged(scope, entry, warnings);
+    if (entry.unsaved) SaveChanged(scope, entry, warnings);
     entry.unsaved = false;
   }
   return Status::OK();

@@ -111,21 +111,18 @@ Status HnswIndex::Defer(std::span<const int64_t> labels, std::span<const float> 
 size_t HnswIndex::InsertDeferred(std::chrono::steady_clock::duration budget) {
   const auto start = std::chrono::steady_clock::now();
   size_t moved = 0;
-  std::vector<float> unit;
   while (!deferred_order_.empty()) {
     const int64_t label = deferred_order_.front();
-    deferred_order_.pop_front();
     const std::span<const float> vector = deferred_.Vector(label);
-    if (vector.empty()) continue;  // removed, or moved already
-    unit.assign(vector.begin(), vector.end());
-    deferred_.Remove(label);
-    // The graph has room to grow or the process has no memory left; a
-    // vector it refuses stays searchable among the deferred.
-    if (!AddToGraph(label, unit).ok()) {
-      deferred_.Upsert(label, unit).IgnoreError();
-      deferred_order_.push_back(label);
-      break;
+    if (vector.empty()) {  // removed, or moved already
+      deferred_order_.pop_front();
+      continue;
     }
+    // Growing the graph can fail (its node limit, no memory left): the
+    // vector then stays searchable among the deferred, first in line.
+    if (!AddToGraph(label, vector).ok()) break;
+    deferred_.Remove(label);
+    deferred_order_.pop_front();
     ++moved;
     if (std::chrono::steady_clock::now() - start >= budget) break;
   }
