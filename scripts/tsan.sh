@@ -24,7 +24,7 @@ jobs=${2:-$(nproc)}
 # index_saver_test.
 threaded=(
   "src/common common_test RwLockTest.*"
-  "src/store store_test ReaderPoolTest.*:FactStoreOpenTest.TwoProcessesCreatingOneStoreBothOpenIt"
+  "src/store store_test ReaderPoolTest.*:WalCheckpointerTest.*:FactStoreOpenTest.TwoProcessesCreatingOneStoreBothOpenIt"
   "src/text text_test StemmerTest.ConcurrentThreadsGetConsistentStems:BilingualDictionaryTest.HeadwordsInEveryBucketAreFoundFromAnyThread"
   "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"

@@ -61,6 +61,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
                        std::unique_ptr<ReaderPool> readers)
     : options_(std::make_shared<const EngineOptions>(std::move(options))),
+      checkpointer_(store->db()->ReadOnly()
+                        ? nullptr
+                        : std::make_unique<WalCheckpointer>(store->db()->path())),
       store_(std::move(store)),
       vectors_(store_->db()),
       hypotheses_(store_->db()),
@@ -70,6 +73,7 @@ EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
           [this](const std::vector<AccessCount>& counts, bool queued) {
             return WriteAccess(counts, queued);
           })) {
+  if (checkpointer_) checkpointer_->Attach(store_->db()->handle());
   // The worker exists whenever background backfill was asked for, even
   // while keyword-only: a Reload may bring an embedder. Its steps do
   // nothing without one.
@@ -93,6 +97,7 @@ Status EngineImpl::WriteAccess(const std::vector<AccessCount>& counts, bool queu
     FactStoreOptions store_options = StoreOptionsFor(*Options());
     store_options.create_if_missing = false;
     ENGRAM_ASSIGN_OR_RETURN(access_store_, FactStore::Open(store_options));
+    if (checkpointer_) checkpointer_->Attach(access_store_->db()->handle());
   }
   return access_store_->Transact([&] { return access_store_->RecordAccess(counts); });
 }

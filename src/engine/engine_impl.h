@@ -31,6 +31,7 @@
 #include "src/store/hypothesis_store.h"
 #include "src/store/reader_pool.h"
 #include "src/store/vector_store.h"
+#include "src/store/wal_checkpointer.h"
 
 namespace engram {
 
@@ -165,7 +166,8 @@ class EngineImpl final : public Engine {
   // After the snapshot: pokes the backfill worker when a vector was
   // missing, and hands the access of the `served` facts (indexes into
   // `facts`) to access_, counting it in them too; a failed write, and one
-  // the recorder's thread met since the last search, is a warning.
+  // the recorder's thread or the checkpointer met since the last search,
+  // is a warning.
   void RecordAccessAndPoke(const EngineOptions& options, const SearchOptions& search, Timestamp now,
                            bool missing_vectors, const std::vector<size_t>& served,
                            std::vector<StoredFact>* facts, SearchResponse* response);
@@ -260,6 +262,10 @@ class EngineImpl final : public Engine {
 
   mutable std::mutex options_mutex_;
   std::shared_ptr<const EngineOptions> options_;  // guarded by options_mutex_
+  // Folds the log back into the file off every commit's path; attached to
+  // the connections that write (store_, access_store_), so declared before
+  // them and destroyed after. Null for a store opened read-only.
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   std::unique_ptr<FactStore> store_;
   VectorStore vectors_;
   HypothesisStore hypotheses_;

@@ -620,6 +620,11 @@ void EngineImpl::RecordAccessAndPoke(const EngineOptions& opts, const SearchOpti
     std::lock_guard lock(mutex_);
     if (worker_) worker_->Poke();  // under mutex_: Reload may create it
   }
+  if (checkpointer_) {
+    if (std::optional<std::string> problem = checkpointer_->TakeProblem()) {
+      response->warnings.push_back("store log not checkpointed: " + *problem);
+    }
+  }
   if (!options.record_access || served.empty()) return;
   // Queued for the recorder's thread (the search does not wait for it), or
   // written now with no delay.
