@@ -72,7 +72,9 @@ Result<PrivateFileWriter> PrivateFileWriter::Open(const std::string& path) {
 PrivateFileWriter::PrivateFileWriter(PrivateFileWriter&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::exchange(other.temp_path_, std::string())),
-      fd_(std::exchange(other.fd_, -1)) {}
+      fd_(std::exchange(other.fd_, -1)),
+      written_(std::exchange(other.written_, 0)),
+      handed_to_disk_(std::exchange(other.handed_to_disk_, 0)) {}
 
 PrivateFileWriter& PrivateFileWriter::operator=(PrivateFileWriter&& other) noexcept {
   if (this != &other) {
@@ -80,6 +82,8 @@ PrivateFileWriter& PrivateFileWriter::operator=(PrivateFileWriter&& other) noexc
     path_ = std::move(other.path_);
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::exchange(other.fd_, -1);
+    written_ = std::exchange(other.written_, 0);
+    handed_to_disk_ = std::exchange(other.handed_to_disk_, 0);
   }
   return *this;
 }
@@ -105,8 +109,27 @@ Status PrivateFileWriter::Append(std::string_view bytes) {
       return WriteFailed(temp_path, error);
     }
     bytes.remove_prefix(static_cast<size_t>(wrote));
+    written_ += static_cast<uint64_t>(wrote);
   }
+  WriteBehind();
   return Status::OK();
+}
+
+void PrivateFileWriter::WriteBehind() {
+#if defined(__linux__)
+  // Errors are left to Commit's fsync, which reports every one.
+  while (written_ - handed_to_disk_ >= kWriteBehindBytes) {
+    const auto window = static_cast<off_t>(kWriteBehindBytes);
+    const auto start = static_cast<off_t>(handed_to_disk_);
+    ::sync_file_range(fd_, start, window, SYNC_FILE_RANGE_WRITE);
+    if (start >= window) {
+      ::sync_file_range(
+          fd_, start - window, window,
+          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    }
+    handed_to_disk_ += kWriteBehindBytes;
+  }
+#endif
 }
 
 Status PrivateFileWriter::Commit() {

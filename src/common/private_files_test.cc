@@ -101,5 +101,34 @@ TEST_F(PrivateFilesTest, AnAtomicWriteReplacesTheFileWholeAndLeavesNothingElse) 
   EXPECT_EQ(entries, 2u);
 }
 
+// A file larger than several write-behind windows, appended in pieces
+// that do not line up with them, and moved as it is written: the file in
+// place holds every byte in order.
+TEST_F(PrivateFilesTest, AFileWrittenBehindHoldsEveryByte) {
+  const std::string path = (dir_ / "index.hnsw").string();
+  const auto total = static_cast<size_t>(PrivateFileWriter::kWriteBehindBytes * 3 + 12345);
+  std::string expected;
+  expected.reserve(total);
+  for (size_t i = 0; expected.size() < total; ++i)
+    expected.push_back(static_cast<char>(i * 31 % 251));
+  auto opened = PrivateFileWriter::Open(path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  PrivateFileWriter writer = std::move(*opened);
+  const size_t piece = 1000003;
+  for (size_t at = 0; at < total; at += piece) {
+    if (at == 2 * piece) {
+      PrivateFileWriter moved = std::move(writer);
+      writer = std::move(moved);
+    }
+    ASSERT_TRUE(writer.Append(std::string_view(expected).substr(at, piece)).ok());
+  }
+  ASSERT_TRUE(writer.Commit().ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content.size(), total);
+  EXPECT_TRUE(content == expected);
+  EXPECT_EQ(ModeOf(path), 0600u);
+}
+
 }  // namespace
 }  // namespace engram

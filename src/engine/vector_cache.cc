@@ -37,6 +37,18 @@ VectorCache::VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOp
 VectorCache::~VectorCache() {
   if (!saver_) return;
   saver_->Stop();
+  // No save is pending once the saver has stopped: what waits beside a
+  // graph goes into it now, so that the files written below hold every
+  // vector.
+  {
+    std::unique_lock write(mutex_);
+    for (auto& [scope, entry] : scopes_) {
+      if (!CanInsertDeferred(entry)) continue;
+      static_cast<HnswIndex&>(*entry.index)
+          .InsertDeferred(std::chrono::steady_clock::duration::max());
+      saver_->Changed(scope);
+    }
+  }
   // A file that cannot be written has no one left to tell: the next process
   // catches up from the store.
   (void)saver_->SaveAllNow();
@@ -63,13 +75,13 @@ Status VectorCache::SaveHnsw(const std::string& scope) {
     save.emplace(std::move(started));
   }
   ENGRAM_RETURN_IF_ERROR(CreatePrivateDirectories(index_dir_));
-  ENGRAM_RETURN_IF_ERROR(save->WriteGraph([&](size_t first, size_t count, std::string* out) {
+  ENGRAM_RETURN_IF_ERROR(save->WriteGraph([&](const HnswIndex::Use& use) {
     std::shared_lock hold(mutex_);
     const HnswIndex* index = index_held(copied);
     if (index == nullptr) {
       return Cancelled("vector index of scope '" + scope + "' replaced while it was saved");
     }
-    return index->CopyNodeData(first, count, out);
+    return use(*index);
   }));
   return save->Commit();
 }
@@ -81,7 +93,7 @@ bool VectorCache::NeedsSync(const std::vector<std::string>& scopes, int64_t data
   return std::any_of(scopes.begin(), scopes.end(), [&](const std::string& scope) {
     const auto it = scopes_.find(scope);
     return it == scopes_.end() || it->second.synced_epoch != epoch ||
-           it->second.synced_version != data_version || Deferred(it->second) > 0;
+           it->second.synced_version != data_version || CanInsertDeferred(it->second);
   });
 }
 
@@ -161,7 +173,7 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
       entry.synced_epoch = epoch;
       entry.synced_version = data_version;
     }
-    if (Deferred(entry) > 0) {
+    if (CanInsertDeferred(entry)) {
       // Without a saver the sync writes the file itself (a one-shot process,
       // about to exit): everything is inserted first, and written once.
       const auto budget = saver_ ? std::chrono::steady_clock::duration(kInsertBudget)
@@ -174,9 +186,10 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
   return Status::OK();
 }
 
-size_t VectorCache::Deferred(const ScopeIndex& entry) {
-  return entry.hnsw && entry.index ? static_cast<const HnswIndex&>(*entry.index).DeferredCount()
-                                   : 0;
+bool VectorCache::CanInsertDeferred(const ScopeIndex& entry) {
+  if (!entry.hnsw || !entry.index) return false;
+  const auto& index = static_cast<const HnswIndex&>(*entry.index);
+  return index.DeferredCount() > 0 && !index.SavePending();
 }
 
 Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,

@@ -99,7 +99,8 @@ class VectorCache {
   // on first save).
   VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOptions options,
               std::string index_dir);
-  // Writes every HNSW index not saved yet.
+  // Writes every HNSW index not saved yet, with its deferred vectors
+  // inserted first.
   ~VectorCache();
   VectorCache(const VectorCache&) = delete;
   VectorCache& operator=(const VectorCache&) = delete;
@@ -207,10 +208,11 @@ class VectorCache {
   static void WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
                            const std::vector<Unusable>& unusable,
                            std::vector<std::string>* warnings);
-  // Vectors of an HNSW scope waiting to be inserted into its graph.
-  static size_t Deferred(const ScopeIndex& entry);
+  // Whether an HNSW scope has vectors waiting for its graph, and no save
+  // pending that keeps them waiting (HnswIndex::Defer).
+  static bool CanInsertDeferred(const ScopeIndex& entry);
   // True when some scope of `scopes` is not in step or has deferred
-  // vectors; caller holds mutex_.
+  // vectors to insert; caller holds mutex_.
   bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
                  uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
@@ -238,11 +240,12 @@ class VectorCache {
   FlatIndexOptions ExactIndexOptions() const;
   std::string Stamp(const std::string& scope) const;
   // The saver's save of a scope's HNSW files, holding mutex_ shared only
-  // briefly: once to copy the graph's links (HnswIndex::StartSave, about
-  // 140 bytes a vector), then once per piece of about 1 MiB of vectors.
-  // Between holds syncs go on and may add vectors, which the file leaves
-  // for the next process to catch up on; Cancelled when the scope's index
-  // was replaced or dropped meanwhile, OK at once when it is not HNSW.
+  // briefly: once to mark where the save starts (HnswIndex::StartSave,
+  // about 9 bytes a vector), then once per piece of about 1 MiB of the
+  // file. Between holds syncs go on and may add vectors, which wait beside
+  // the graph until the save is done and which the file leaves for the
+  // next process to catch up on; Cancelled when the scope's index was
+  // replaced or dropped meanwhile, OK at once when it is not HNSW.
   Status SaveHnsw(const std::string& scope);
 
   int64_t space_id_;

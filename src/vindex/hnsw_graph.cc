@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -41,6 +42,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "src/vindex/index_file.h"
 #include "src/vindex/vector_math.h"
@@ -135,6 +137,10 @@ struct HnswGraph::Impl {
 
   DotSpace space;
   std::unique_ptr<Hnsw> hnsw;
+  // 1 for each node (by hnswlib's internal id) marked deleted; ids past
+  // the end are not. What a save point copies, rather than read every
+  // node's mark out of the graph.
+  std::vector<uint8_t> deleted;
 };
 
 HnswGraph::HnswGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -172,6 +178,10 @@ Result<std::unique_ptr<HnswGraph>> HnswGraph::Load(const std::string& path, size
     return Bad(path, loaded.message());
   }
   hnsw.level_generator_.seed(seed);
+  impl->deleted.assign(hnsw.cur_element_count, 0);
+  for (size_t i = 0; i < hnsw.cur_element_count; ++i) {
+    impl->deleted[i] = hnsw.isMarkedDeleted(static_cast<hnswlib::tableint>(i)) ? 1 : 0;
+  }
   return std::unique_ptr<HnswGraph>(new HnswGraph(std::move(impl)));
 }
 
@@ -197,9 +207,13 @@ Status HnswGraph::Add(const float* vector, size_t slot) {
 }
 
 void HnswGraph::MarkDeleted(size_t slot) {
-  // Throws only for an unknown or already deleted slot, which callers rule
-  // out.
+  const auto found = impl_->hnsw->label_lookup_.find(slot);
+  if (found == impl_->hnsw->label_lookup_.end()) return;
+  // Throws only for an already deleted slot, which callers rule out.
   Guard("remove", [&] { impl_->hnsw->markDelete(slot); }).IgnoreError();
+  std::vector<uint8_t>& deleted = impl_->deleted;
+  if (found->second >= deleted.size()) deleted.resize(found->second + 1, 0);
+  deleted[found->second] = 1;
 }
 
 bool HnswGraph::IsDeleted(size_t slot) const {
@@ -256,23 +270,21 @@ Status HnswGraph::Search(const float* query, size_t ef, std::vector<GraphHit>* h
   return Status::OK();
 }
 
-struct HnswGraph::Links::Data {
+struct HnswGraph::SavePoint::Data {
   std::string header;  // saveIndex's fields, kGraphHeaderBytes
   size_t nodes = 0;
-  size_t node_bytes = 0;     // a node's block in the bottom layer
-  size_t links_bytes = 0;    // its links, the block's first bytes
-  std::string bottom_links;  // nodes x links_bytes
-  std::string upper;         // the upper-layers section, as the file has it
+  size_t node_bytes = 0;         // a node's block in the bottom layer
+  std::vector<uint8_t> deleted;  // nodes entries
 };
 
-HnswGraph::Links::Links(std::unique_ptr<Data> data) : data_(std::move(data)) {}
-HnswGraph::Links::Links(Links&&) noexcept = default;
-HnswGraph::Links& HnswGraph::Links::operator=(Links&&) noexcept = default;
-HnswGraph::Links::~Links() = default;
+HnswGraph::SavePoint::SavePoint(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+HnswGraph::SavePoint::SavePoint(SavePoint&&) noexcept = default;
+HnswGraph::SavePoint& HnswGraph::SavePoint::operator=(SavePoint&&) noexcept = default;
+HnswGraph::SavePoint::~SavePoint() = default;
 
-HnswGraph::Links HnswGraph::CopyLinks() const {
+HnswGraph::SavePoint HnswGraph::MarkSavePoint() const {
   const Hnsw& hnsw = *impl_->hnsw;
-  auto data = std::make_unique<Links::Data>();
+  auto data = std::make_unique<SavePoint::Data>();
   // saveIndex's fields, in its order and with its types.
   std::string& header = data->header;
   PutValue(hnsw.offsetLevel0_, &header);
@@ -289,69 +301,109 @@ HnswGraph::Links HnswGraph::CopyLinks() const {
   PutValue(hnsw.mult_, &header);
   PutValue(hnsw.ef_construction_, &header);
   static_assert(kGraphHeaderBytes == 96);
-
-  // A bottom-layer block is the node's links, then its vector and label.
   data->nodes = hnsw.cur_element_count;
   data->node_bytes = hnsw.size_data_per_element_;
-  data->links_bytes = hnsw.size_links_level0_;
-  data->bottom_links.reserve(data->nodes * data->links_bytes);
-  for (size_t i = 0; i < data->nodes; ++i) {
-    data->bottom_links.append(hnsw.data_level0_memory_ + i * data->node_bytes, data->links_bytes);
-  }
-  // The upper layers: each node's size, then its links.
-  for (size_t i = 0; i < data->nodes; ++i) {
-    const auto bytes = static_cast<uint32_t>(
-        hnsw.element_levels_[i] > 0 ? hnsw.size_links_per_element_ * hnsw.element_levels_[i] : 0);
-    PutValue(bytes, &data->upper);
-    data->upper.append(hnsw.linkLists_[i], bytes);
-  }
-  return Links(std::move(data));
+  const std::vector<uint8_t>& deleted = impl_->deleted;
+  data->deleted.assign(deleted.begin(), deleted.begin() + static_cast<ptrdiff_t>(std::min(
+                                                              deleted.size(), data->nodes)));
+  data->deleted.resize(data->nodes, 0);
+  return SavePoint(std::move(data));
 }
 
-Status HnswGraph::CopyNodeData(size_t first, size_t count, std::string* out) const {
+namespace {
+
+// Appends a link list as a file at a save point of `nodes` nodes holds it:
+// the links to nodes there then, in their order, the count in the list's
+// first two bytes and `mark` in its third, the rest zero.
+void AppendLinksBefore(const hnswlib::linklistsizeint* list, size_t max_links, size_t nodes,
+                       uint8_t mark, std::string* out) {
+  const size_t links = std::min<size_t>(*reinterpret_cast<const uint16_t*>(list), max_links);
+  const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+  const size_t at = out->size();
+  out->append(sizeof(hnswlib::linklistsizeint) + (max_links * sizeof(hnswlib::tableint)), '\0');
+  char* header = out->data() + at;
+  char* kept_ids = header + sizeof(hnswlib::linklistsizeint);
+  uint16_t kept = 0;
+  for (size_t j = 0; j < links; ++j) {
+    if (ids[j] >= nodes) continue;
+    std::memcpy(kept_ids + (kept * sizeof(hnswlib::tableint)), &ids[j], sizeof(hnswlib::tableint));
+    ++kept;
+  }
+  std::memcpy(header, &kept, sizeof(kept));
+  header[2] = static_cast<char>(mark);
+}
+
+}  // namespace
+
+Status HnswGraph::CopyBottomLayer(const SavePoint& point, size_t first, size_t count,
+                                  std::string* out) const {
   const Hnsw& hnsw = *impl_->hnsw;
-  if (first > hnsw.cur_element_count || count > hnsw.cur_element_count - first) {
-    return FailedPrecondition("vindex: hnsw: nodes " + std::to_string(first) + " to " +
-                              std::to_string(first + count) + " asked of a graph of " +
-                              std::to_string(hnsw.cur_element_count));
+  const SavePoint::Data& p = *point.data_;
+  if (hnsw.cur_element_count < p.nodes || hnsw.size_data_per_element_ != p.node_bytes ||
+      first > p.nodes || count > p.nodes - first) {
+    return FailedPrecondition("vindex: hnsw save: nodes " + std::to_string(first) + " to " +
+                              std::to_string(first + count) + " of " + std::to_string(p.nodes) +
+                              " asked of a graph of " + std::to_string(hnsw.cur_element_count));
   }
   const size_t links_bytes = hnsw.size_links_level0_;
   const size_t data_bytes = hnsw.size_data_per_element_ - links_bytes;
-  out->reserve(out->size() + count * data_bytes);
+  out->reserve(out->size() + (count * hnsw.size_data_per_element_));
   for (size_t i = first; i < first + count; ++i) {
-    out->append(hnsw.data_level0_memory_ + i * hnsw.size_data_per_element_ + links_bytes,
-                data_bytes);
+    const char* block = hnsw.data_level0_memory_ + (i * hnsw.size_data_per_element_);
+    AppendLinksBefore(reinterpret_cast<const hnswlib::linklistsizeint*>(block), hnsw.maxM0_,
+                      p.nodes, p.deleted[i] != 0 ? Hnsw::DELETE_MARK : 0, out);
+    out->append(block + links_bytes, data_bytes);  // the vector and the label
   }
   return Status::OK();
 }
 
-Status HnswGraph::WriteFile(const Links& links, const NodeDataReader& read, const Sink& sink) {
-  const Links::Data& d = *links.data_;
-  ENGRAM_RETURN_IF_ERROR(sink(d.header));
-  // The bottom layer, a piece of whole nodes at a time: the links copied,
-  // and the vectors and labels read now.
-  const size_t data_bytes = d.node_bytes - d.links_bytes;
-  const size_t per_piece = std::max<size_t>(1, kWritePieceBytes / d.node_bytes);
-  std::string data;
+Result<size_t> HnswGraph::CopyUpperLayers(const SavePoint& point, size_t first,
+                                          std::string* out) const {
+  const Hnsw& hnsw = *impl_->hnsw;
+  const SavePoint::Data& p = *point.data_;
+  if (hnsw.cur_element_count < p.nodes) {
+    return FailedPrecondition("vindex: hnsw save: a graph of " +
+                              std::to_string(hnsw.cur_element_count) + " nodes, saved at " +
+                              std::to_string(p.nodes));
+  }
+  size_t i = first;
+  for (; i < p.nodes && out->size() < kWritePieceBytes; ++i) {
+    // Each node's size in bytes, then its links on each level above the
+    // bottom.
+    const int levels = hnsw.element_levels_[i];
+    const auto bytes =
+        static_cast<uint32_t>(levels > 0 ? hnsw.size_links_per_element_ * levels : 0);
+    PutValue(bytes, out);
+    for (int level = 1; level <= levels; ++level) {
+      AppendLinksBefore(hnsw.get_linklist(static_cast<hnswlib::tableint>(i), level), hnsw.maxM_,
+                        p.nodes, 0, out);
+    }
+  }
+  return i;
+}
+
+Status HnswGraph::WriteFile(const SavePoint& point, const Hold& hold, const Sink& sink) {
+  const SavePoint::Data& p = *point.data_;
+  ENGRAM_RETURN_IF_ERROR(sink(p.header));
   std::string piece;
-  for (size_t first = 0; first < d.nodes; first += per_piece) {
-    const size_t count = std::min(per_piece, d.nodes - first);
-    data.clear();
-    ENGRAM_RETURN_IF_ERROR(read(first, count, &data));
-    if (data.size() != count * data_bytes) {
-      return Internal("vindex: hnsw save: " + std::to_string(data.size()) +
-                      " bytes of node data for " + std::to_string(count) + " nodes");
-    }
+  // The bottom layer, a piece of whole nodes at a time: each node's links,
+  // vector and label.
+  const size_t per_piece = std::max<size_t>(1, kWritePieceBytes / p.node_bytes);
+  for (size_t first = 0; first < p.nodes; first += per_piece) {
     piece.clear();
-    for (size_t i = 0; i < count; ++i) {
-      piece.append(d.bottom_links, (first + i) * d.links_bytes, d.links_bytes);
-      piece.append(data, i * data_bytes, data_bytes);
-    }
+    ENGRAM_RETURN_IF_ERROR(hold([&](const HnswGraph& graph) {
+      return graph.CopyBottomLayer(point, first, std::min(per_piece, p.nodes - first), &piece);
+    }));
     ENGRAM_RETURN_IF_ERROR(sink(piece));
   }
-  const std::string_view upper(d.upper);
-  for (size_t at = 0; at < upper.size(); at += kWritePieceBytes) {
-    ENGRAM_RETURN_IF_ERROR(sink(upper.substr(at, kWritePieceBytes)));
+  // The upper layers, node by node.
+  for (size_t first = 0; first < p.nodes;) {
+    piece.clear();
+    ENGRAM_RETURN_IF_ERROR(hold([&](const HnswGraph& graph) -> Status {
+      ENGRAM_ASSIGN_OR_RETURN(first, graph.CopyUpperLayers(point, first, &piece));
+      return Status::OK();
+    }));
+    ENGRAM_RETURN_IF_ERROR(sink(piece));
   }
   return Status::OK();
 }

@@ -76,43 +76,40 @@ class HnswGraph {
   // layer).
   Status Search(const float* query, size_t ef, std::vector<GraphHit>* hits) const;
 
-  // What a save must copy while it holds the graph: hnswlib's file header
-  // and every node's links, for the nodes there now. Adding a node changes
-  // other nodes' links; it never changes a node's vector or label once
-  // added, so a save reads those later (CopyNodeData), a piece at a time,
-  // and the file it writes is the graph as it was when the links were
-  // copied. About 140 bytes a node at m 16.
-  class Links {
+  // The point a save's file holds the graph at: hnswlib's file header, the
+  // node count and each node's deleted mark, noted while the graph is held
+  // (about a byte a node). A save then reads the nodes a piece at a time,
+  // holding the graph again for each piece, and cuts every node's links
+  // back to the nodes there at the point: adding a node changes other
+  // nodes' links but never a node's vector, label or level, so the file is
+  // the graph as it was at the point, but that a node whose links were
+  // pruned for a newer node keeps fewer links.
+  class SavePoint {
    public:
-    Links(Links&&) noexcept;
-    Links& operator=(Links&&) noexcept;
-    ~Links();
+    SavePoint(SavePoint&&) noexcept;
+    SavePoint& operator=(SavePoint&&) noexcept;
+    ~SavePoint();
 
    private:
     friend class HnswGraph;
     struct Data;
-    explicit Links(std::unique_ptr<Data> data);
+    explicit SavePoint(std::unique_ptr<Data> data);
     std::unique_ptr<Data> data_;
   };
-  // Copies the links (searches may run meanwhile; nothing may change the
-  // graph).
-  Links CopyLinks() const;
+  // Searches may run meanwhile; nothing may change the graph.
+  SavePoint MarkSavePoint() const;
 
-  // Appends nodes [first, first + count)'s vectors and labels, as the file
-  // holds them, to `out`; FailedPrecondition when they are not all in the
-  // graph.
-  Status CopyNodeData(size_t first, size_t count, std::string* out) const;
-
-  // What CopyNodeData gives, of the graph the links were copied from or of
-  // one it became by adding nodes. A reader that can no longer give it (the
-  // graph is gone) returns an error, which stops the write.
-  using NodeDataReader = std::function<Status(size_t first, size_t count, std::string* out)>;
+  // Runs `use` on the graph a save point was marked on, held as a search
+  // holds it (nothing changes it meanwhile), and returns its status; or
+  // returns an error without running it when that graph is gone.
+  using Use = std::function<Status(const HnswGraph&)>;
+  using Hold = std::function<Status(const Use& use)>;
   using Sink = std::function<Status(std::string_view)>;
   // Hands hnswlib's file (what its saveIndex writes and Load reads) of the
-  // graph as `links` found it to `sink` in pieces of at most 1 MiB, in
-  // order, reading node data a piece at a time; stops at the first error
-  // of `read` or `sink` and returns it.
-  static Status WriteFile(const Links& links, const NodeDataReader& read, const Sink& sink);
+  // graph at `point` to `sink` in pieces of at most about 1 MiB, in order,
+  // holding the graph through `hold` only to copy each piece; stops at the
+  // first error of `hold` or `sink` and returns it.
+  static Status WriteFile(const SavePoint& point, const Hold& hold, const Sink& sink);
 
   // Checks what Load read: slots 0..Nodes()-1 each once, every link to a
   // node, the entry point on the top level. Corruption naming `path`.
@@ -124,6 +121,15 @@ class HnswGraph {
  private:
   struct Impl;
   explicit HnswGraph(std::unique_ptr<Impl> impl);
+
+  // Appends the bottom layer's blocks of nodes [first, first + count) as
+  // of `point` to `out`. FailedPrecondition when the graph has fewer nodes
+  // than the point.
+  Status CopyBottomLayer(const SavePoint& point, size_t first, size_t count,
+                         std::string* out) const;
+  // Appends the upper layers' entries of nodes from `first` on as of
+  // `point`, until about a piece's worth; returns the node after the last.
+  Result<size_t> CopyUpperLayers(const SavePoint& point, size_t first, std::string* out) const;
 
   std::unique_ptr<Impl> impl_;
 };

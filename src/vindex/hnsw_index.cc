@@ -51,6 +51,7 @@ std::string HnswIndex::MetaPath(const std::string& path) { return path + ".meta"
 
 Status HnswIndex::Upsert(int64_t label, std::span<const float> vector) {
   if (!deferred_.Vector(label).empty()) return deferred_.Upsert(label, vector);
+  if (SavePending()) return Defer(std::span(&label, 1), vector);
   ENGRAM_RETURN_IF_ERROR(CheckVector(vector, dimension_));
   std::vector<float> unit(vector.begin(), vector.end());
   ENGRAM_RETURN_IF_ERROR(NormalizeInPlace(unit));
@@ -109,6 +110,7 @@ Status HnswIndex::Defer(std::span<const int64_t> labels, std::span<const float> 
 }
 
 size_t HnswIndex::InsertDeferred(std::chrono::steady_clock::duration budget) {
+  if (SavePending()) return 0;
   const auto start = std::chrono::steady_clock::now();
   size_t moved = 0;
   while (!deferred_order_.empty()) {
@@ -130,6 +132,7 @@ size_t HnswIndex::InsertDeferred(std::chrono::steady_clock::duration budget) {
 }
 
 Status HnswIndex::UpsertBatch(std::span<const int64_t> labels, std::span<const float> vectors) {
+  if (SavePending() && graph_->Nodes() > 0) return Defer(labels, vectors);
   const size_t count = labels.size();
   ENGRAM_RETURN_IF_ERROR(CheckBatch("upsert batch", labels, vectors));
   for (const int64_t label : labels) deferred_.Remove(label);

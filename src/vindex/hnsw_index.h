@@ -21,7 +21,8 @@
 // the graph's size and checksum, the slot labels, its own checksum), each
 // through a temporary file and a rename, the meta file last. The graph's
 // checksum is taken as it is written, and a save can be split so that its
-// caller holds the index only to copy the links (StartSave, PendingSave).
+// caller holds the index only to mark where it starts and to copy each
+// piece of the file (StartSave, PendingSave).
 // Load checks all of it before hnswlib reads a byte, so a truncated, stale
 // or garbage file gives an error naming the file, never a crash.
 //
@@ -30,6 +31,7 @@
 #ifndef ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
 #define ENGRAM_SRC_VINDEX_HNSW_INDEX_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -128,11 +130,18 @@ class HnswIndex final : public VectorIndex {
   // scores, labels and removals see a deferred vector as any other; only
   // the files a save writes leave it out (a process that loads them
   // catches up from the store). The same checks as UpsertBatch.
+  //
+  // While a save is pending (from StartSave until its PendingSave is gone)
+  // nothing enters the graph, so that its links stay as the save found
+  // them: Upsert, and UpsertBatch into a graph that has nodes, defer, and
+  // InsertDeferred moves none.
   Status Defer(std::span<const int64_t> labels, std::span<const float> vectors);
   // Moves deferred vectors into the graph, oldest first, until `budget` has
-  // passed (at least one when any is deferred); returns how many it moved.
+  // passed (at least one when any is deferred and no save is pending);
+  // returns how many it moved.
   size_t InsertDeferred(std::chrono::steady_clock::duration budget);
   size_t DeferredCount() const { return deferred_.size(); }
+  bool SavePending() const { return pending_saves_->load(std::memory_order_acquire) > 0; }
 
   // Writes the index to `path` and MetaPath(path), with `stamp` (any bytes,
   // e.g. a generation number) to be returned by Load. IOError naming the
@@ -140,22 +149,29 @@ class HnswIndex final : public VectorIndex {
   Status Save(const std::string& path, const std::string& stamp) const;
 
   // A save in three steps, for a caller that holds the index only briefly
-  // (VectorCache's background saves). StartSave copies what adding vectors
-  // changes: the graph's links (HnswGraph::Links) and the slot labels; it
-  // must run with the index held as a search holds it, and costs a copy of
-  // about 140 bytes a vector. PendingSave::WriteGraph then writes the graph
-  // into a temporary file beside `path`, reading the vectors a piece of
-  // about 1 MiB at a time through `read` (which holds the index for each
-  // piece and calls CopyNodeData, or fails when the index is gone), and
+  // (VectorCache's background saves). StartSave marks the point the files
+  // will hold the index at (HnswGraph::SavePoint, with the slot labels:
+  // about 9 bytes a vector); it must run with the index held as a search
+  // holds it. PendingSave::WriteGraph then writes the graph into a
+  // temporary file beside `path` a piece of about 1 MiB at a time, holding
+  // the index through `hold` only to copy each piece from memory, and
   // encodes the meta file. Commit syncs the graph and puts both files in
-  // place. The files hold the index as it was at StartSave. A PendingSave
-  // dropped before Commit removes its temporary file.
+  // place. The files hold the index as it was at StartSave, though vectors
+  // were added and removed between the pieces (a node whose links were
+  // pruned for a newer one keeps fewer links). A PendingSave dropped before
+  // Commit removes its temporary file.
+  //
+  // `hold(use)` runs `use` on the index StartSave was called on, held as a
+  // search holds it, and returns its status; or, when that index is gone,
+  // returns an error without running it (which stops the write).
+  using Use = std::function<Status(const HnswIndex&)>;
+  using Hold = std::function<Status(const Use& use)>;
   class PendingSave {
    public:
     PendingSave(PendingSave&&) noexcept;
     PendingSave& operator=(PendingSave&&) noexcept;
     ~PendingSave();
-    Status WriteGraph(const HnswGraph::NodeDataReader& read);
+    Status WriteGraph(const Hold& hold);
     // FailedPrecondition unless WriteGraph succeeded, and after a Commit.
     Status Commit();
 
@@ -166,8 +182,6 @@ class HnswIndex final : public VectorIndex {
     std::unique_ptr<State> state_;
   };
   Result<PendingSave> StartSave(const std::string& path, const std::string& stamp) const;
-  // What PendingSave::WriteGraph reads: HnswGraph::CopyNodeData of the graph.
-  Status CopyNodeData(size_t first, size_t count, std::string* out) const;
 
   // A number no other HnswIndex of this process had or will have: a caller
   // that let go of an index and finds one again tells by it whether it is
@@ -201,6 +215,9 @@ class HnswIndex final : public VectorIndex {
   // removed, skipped when met).
   FlatIndex deferred_;
   std::deque<int64_t> deferred_order_;
+  // Saves started and not yet dropped; shared with their PendingSaves,
+  // which may outlive the index.
+  std::shared_ptr<std::atomic<int>> pending_saves_ = std::make_shared<std::atomic<int>>(0);
 };
 
 }  // namespace engram

@@ -92,10 +92,13 @@ Result<Meta> DecodeMeta(std::string_view bytes, const std::string& path) {
 }  // namespace
 
 struct HnswIndex::PendingSave::State {
+  ~State() { pending->fetch_sub(1, std::memory_order_acq_rel); }
+
   std::string path;
   Meta meta;  // all but the graph's size and checksum, known once written
-  HnswGraph::Links links;
-  std::unique_ptr<PrivateFileWriter> graph;  // once written
+  HnswGraph::SavePoint point;
+  std::shared_ptr<std::atomic<int>> pending;  // the index's pending saves, counting this one
+  std::unique_ptr<PrivateFileWriter> graph;   // once written
 };
 
 HnswIndex::PendingSave::PendingSave(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -103,7 +106,7 @@ HnswIndex::PendingSave::PendingSave(PendingSave&&) noexcept = default;
 HnswIndex::PendingSave& HnswIndex::PendingSave::operator=(PendingSave&&) noexcept = default;
 HnswIndex::PendingSave::~PendingSave() = default;
 
-Status HnswIndex::PendingSave::WriteGraph(const HnswGraph::NodeDataReader& read) {
+Status HnswIndex::PendingSave::WriteGraph(const Hold& hold) {
   State& s = *state_;
   Result<PrivateFileWriter> opened = PrivateFileWriter::Open(s.path);
   if (!opened.ok()) return IOError("vindex: save hnsw: " + opened.status().message());
@@ -111,14 +114,18 @@ Status HnswIndex::PendingSave::WriteGraph(const HnswGraph::NodeDataReader& read)
   // The checksum and size of what is written, as Load digests the file.
   Checksum checksum;
   uint64_t graph_bytes = 0;
-  ENGRAM_RETURN_IF_ERROR(HnswGraph::WriteFile(s.links, read, [&](std::string_view piece) -> Status {
-    checksum.Update(piece);
-    graph_bytes += piece.size();
-    if (Status wrote = graph->Append(piece); !wrote.ok()) {
-      return IOError("vindex: save hnsw: " + wrote.message());
-    }
-    return Status::OK();
-  }));
+  const HnswGraph::Hold hold_graph = [&](const HnswGraph::Use& use) {
+    return hold([&](const HnswIndex& index) { return use(*index.graph_); });
+  };
+  ENGRAM_RETURN_IF_ERROR(
+      HnswGraph::WriteFile(s.point, hold_graph, [&](std::string_view piece) -> Status {
+        checksum.Update(piece);
+        graph_bytes += piece.size();
+        if (Status wrote = graph->Append(piece); !wrote.ok()) {
+          return IOError("vindex: save hnsw: " + wrote.message());
+        }
+        return Status::OK();
+      }));
   s.meta.graph_bytes = graph_bytes;
   s.meta.graph_checksum = checksum.Digest();
   s.graph = std::move(graph);
@@ -150,8 +157,9 @@ Result<HnswIndex::PendingSave> HnswIndex::StartSave(const std::string& path,
         "vindex: save hnsw: the graph has " + std::to_string(graph_->Nodes()) + " nodes for " +
         std::to_string(slot_label_.size()) + " slots (a batch failed); rebuild the index");
   }
-  auto state = std::make_unique<PendingSave::State>(
-      PendingSave::State{path, Meta{}, graph_->CopyLinks(), nullptr});
+  pending_saves_->fetch_add(1, std::memory_order_acq_rel);  // taken back by ~State
+  std::unique_ptr<PendingSave::State> state(
+      new PendingSave::State{path, Meta{}, graph_->MarkSavePoint(), pending_saves_, nullptr});
   Meta& meta = state->meta;
   meta.dimension = dimension_;
   meta.m = graph_->M();
@@ -162,15 +170,9 @@ Result<HnswIndex::PendingSave> HnswIndex::StartSave(const std::string& path,
   return PendingSave(std::move(state));
 }
 
-Status HnswIndex::CopyNodeData(size_t first, size_t count, std::string* out) const {
-  return graph_->CopyNodeData(first, count, out);
-}
-
 Status HnswIndex::Save(const std::string& path, const std::string& stamp) const {
   ENGRAM_ASSIGN_OR_RETURN(PendingSave save, StartSave(path, stamp));
-  ENGRAM_RETURN_IF_ERROR(save.WriteGraph([this](size_t first, size_t count, std::string* out) {
-    return CopyNodeData(first, count, out);
-  }));
+  ENGRAM_RETURN_IF_ERROR(save.WriteGraph([this](const Use& use) { return use(*this); }));
   return save.Commit();
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -128,11 +129,9 @@ TEST(HnswIndexIoTest, SaveLeavesNoTemporaryFiles) {
   EXPECT_THAT(names, ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
 }
 
-// What PendingSave::WriteGraph reads of `index`.
-HnswGraph::NodeDataReader ReaderOf(const HnswIndex& index) {
-  return [&index](size_t first, size_t count, std::string* out) {
-    return index.CopyNodeData(first, count, out);
-  };
+// Holds `index` for PendingSave::WriteGraph (a test's index is not shared).
+HnswIndex::Hold HoldOf(const HnswIndex& index) {
+  return [&index](const HnswIndex::Use& use) { return use(index); };
 }
 
 // A save whose reader stops it, or written and dropped without Commit,
@@ -154,8 +153,8 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
   {
     auto stopped = saved.index->StartSave(saved.path, "stopped");
     ASSERT_TRUE(stopped.ok()) << stopped.status().ToString();
-    const Status written = stopped->WriteGraph(
-        [](size_t, size_t, std::string*) { return Cancelled("the index is gone"); });
+    const Status written =
+        stopped->WriteGraph([](const HnswIndex::Use&) { return Cancelled("the index is gone"); });
     EXPECT_EQ(written.code(), StatusCode::kCancelled) << written.ToString();
     EXPECT_EQ(stopped->Commit().code(), StatusCode::kFailedPrecondition);
     EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
@@ -163,7 +162,7 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
   {
     auto dropped = saved.index->StartSave(saved.path, "dropped");
     ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
-    ASSERT_TRUE(dropped->WriteGraph(ReaderOf(*saved.index)).ok());
+    ASSERT_TRUE(dropped->WriteGraph(HoldOf(*saved.index)).ok());
     EXPECT_EQ(names().size(), 3u) << "the graph waits in a temporary file";
   }
   EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
@@ -175,7 +174,7 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
 
   auto pending = saved.index->StartSave(saved.path, "committed");
   ASSERT_TRUE(pending.ok()) << pending.status().ToString();
-  ASSERT_TRUE(pending->WriteGraph(ReaderOf(*saved.index)).ok());
+  ASSERT_TRUE(pending->WriteGraph(HoldOf(*saved.index)).ok());
   ASSERT_TRUE(pending->Commit().ok());
   EXPECT_EQ(pending->Commit().code(), StatusCode::kFailedPrecondition) << "committed once";
   EXPECT_THAT(names(), ::testing::ElementsAre("index.hnsw", "index.hnsw.meta"));
@@ -186,9 +185,8 @@ TEST(HnswIndexIoTest, AStoppedOrDroppedSaveLeavesTheOldFiles) {
 }
 
 // The files of a save hold the index as it was at StartSave, though
-// vectors were added and removed before the graph was written (enough to
-// grow the graph's memory, and to span several pieces of the file), and
-// though the vectors were read from the index as it is by then.
+// vectors were added and removed before the graph was written, and though
+// the vectors were read from the index as it is by then.
 TEST(HnswIndexIoTest, ASaveWritesTheIndexAsItWasWhenStarted) {
   Saved saved;
   const std::vector<int64_t> labels_then = saved.index->Labels();
@@ -200,7 +198,7 @@ TEST(HnswIndexIoTest, ASaveWritesTheIndexAsItWasWhenStarted) {
   for (size_t i = 0; i < 6000; ++i) later_labels.push_back(static_cast<int64_t>(10000 + i));
   ASSERT_TRUE(saved.index->UpsertBatch(later_labels, later).ok());
   ASSERT_TRUE(saved.index->Remove(7));
-  ASSERT_TRUE(pending->WriteGraph(ReaderOf(*saved.index)).ok());
+  ASSERT_TRUE(pending->WriteGraph(HoldOf(*saved.index)).ok());
   ASSERT_TRUE(pending->Commit().ok());
 
   std::string stamp;
@@ -219,6 +217,64 @@ TEST(HnswIndexIoTest, ASaveWritesTheIndexAsItWasWhenStarted) {
   ASSERT_TRUE(hits.ok());
   ASSERT_FALSE(hits->empty());
   EXPECT_EQ(hits->front().label, 200);
+}
+
+// The same when the index changes between the pieces of the write, as a
+// background save sees it: before each hold, vectors are added, one is
+// removed and one replaced. The added ones wait beside the graph until
+// the save is gone, so no node's links change under it. The file passes
+// Load's checks of every link, holds the labels of the start and no
+// other, and its graph still finds each vector.
+TEST(HnswIndexIoTest, ChangesBetweenThePiecesOfASaveAreNotInTheFile) {
+  Saved saved;
+  HnswIndex& index = *saved.index;
+  const std::vector<int64_t> labels_then = index.Labels();
+  auto pending = index.StartSave(saved.path, "then");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+
+  const std::vector<float> later = RandomUnitVectors(3000, kDim, 79);
+  size_t holds = 0;
+  const HnswIndex::Hold changing = [&](const HnswIndex::Use& use) {
+    const size_t first = holds * 1000;
+    if (first < 3000) {
+      std::vector<int64_t> labels;
+      for (size_t i = first; i < first + 1000; ++i)
+        labels.push_back(static_cast<int64_t>(10000 + i));
+      EXPECT_TRUE(
+          index.UpsertBatch(labels, std::span(later).subspan(first * kDim, 1000 * kDim)).ok());
+    }
+    EXPECT_TRUE(index.Remove(static_cast<int64_t>(20 + holds)));
+    EXPECT_TRUE(index.Upsert(static_cast<int64_t>(40 + holds), Row(later, kDim, holds)).ok());
+    ++holds;
+    return use(index);
+  };
+  ASSERT_TRUE(pending->WriteGraph(changing).ok());
+  ASSERT_GE(holds, 2u) << "the bottom layer and the upper layers, each held apart";
+  ASSERT_TRUE(pending->Commit().ok());
+  EXPECT_TRUE(index.SavePending());
+  const size_t waiting = index.DeferredCount();
+  EXPECT_GE(waiting, 2000u);
+  EXPECT_EQ(index.InsertDeferred(std::chrono::hours(1)), 0u) << "not while the save is there";
+  pending = Status(Cancelled("dropped"));
+  EXPECT_FALSE(index.SavePending());
+  EXPECT_EQ(index.InsertDeferred(std::chrono::hours(1)), waiting);
+
+  auto loaded = saved.Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->Labels(), labels_then);
+  EXPECT_FALSE((*loaded)->Score(Row(later, kDim, 0), 10000).has_value());
+  for (size_t row = 101; row < 600; ++row) {
+    if (row == 105) continue;  // removed before the save began
+    const auto label = static_cast<int64_t>(row) - 100;
+    const size_t data_row = label == 6 ? 0 : row;  // replaced before the save began
+    const std::span<const float> vector = Row(saved.data, kDim, data_row);
+    EXPECT_NEAR((*loaded)->Score(vector, label).value(), 1.0f, 1e-6) << label;
+    if (label == 6) continue;  // the same vector as label 0, which ranks first
+    auto hits = (*loaded)->Search(vector, 1, -1.0f);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_FALSE(hits->empty());
+    EXPECT_EQ(hits->front().label, label);
+  }
 }
 
 TEST(HnswIndexIoTest, MissingFilesAreNotFoundNamingThePath) {
