@@ -38,14 +38,15 @@ VectorCache::~VectorCache() {
   if (!saver_) return;
   saver_->Stop();
   // No save is pending once the saver has stopped: what waits beside a
-  // graph goes into it now, so that the files written below hold every
-  // vector.
+  // graph goes into it now, for at most kCloseInsertBudget in all, so that
+  // the files written below hold those vectors too.
   {
     std::unique_lock write(mutex_);
+    const auto until = std::chrono::steady_clock::now() + kCloseInsertBudget;
     for (auto& [scope, entry] : scopes_) {
-      if (!CanInsertDeferred(entry)) continue;
-      static_cast<HnswIndex&>(*entry.index)
-          .InsertDeferred(std::chrono::steady_clock::duration::max());
+      const auto now = std::chrono::steady_clock::now();
+      if (!CanInsertDeferred(entry) || now >= until) continue;
+      static_cast<HnswIndex&>(*entry.index).InsertDeferred(until - now);
       saver_->Changed(scope);
     }
   }

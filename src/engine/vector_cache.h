@@ -22,13 +22,14 @@
 // it has been removed or it does not belong to the space and scope. Vectors
 // added to an existing graph are deferred (HnswIndex::Defer: searched
 // exactly until inserted), and each sync, including the one every search
-// makes while any are deferred, inserts them for at most kInsertBudget, so
-// adds never hold searches for as long as their insertion takes. A sync
-// that changed it has it saved again: by a background IndexSaver
-// (index_saver.h) within VectorOptions::hnsw_save_delay_ms, which holds
-// the indexes as a View does only to copy the graph's links and then each
-// piece of its vectors (SaveHnsw); by the sync itself when that delay is 0;
-// and on destruction.
+// makes while any are deferred and no save is pending, inserts them for at
+// most kInsertBudget, so adds never hold searches for as long as their
+// insertion takes. A sync that changed it has it saved again: by a
+// background IndexSaver (index_saver.h) within
+// VectorOptions::hnsw_save_delay_ms, which holds the indexes as a View
+// does only to mark where the save starts and then to copy each piece of
+// the file (SaveHnsw); by the sync itself when that delay is 0; and on
+// destruction.
 //
 // With VectorOptions::flat_snapshots, an exactly searched scope of a
 // one-vector space with at least kMinSnapshotVectors vectors is also kept
@@ -93,6 +94,10 @@ class VectorCache {
   // its graph (at least one, a millisecond or two at 200,000 vectors); the
   // rest wait, searched exactly, for the next sync.
   static constexpr std::chrono::milliseconds kInsertBudget{5};
+  // The longest the destructor inserts deferred vectors before the last
+  // save: a close stays short, and what is left the next process catches
+  // up on from the store.
+  static constexpr std::chrono::milliseconds kCloseInsertBudget{1000};
 
   // The indexes of `space` (stored as `space_id`); its key names the space
   // in persisted index files, and `index_dir` is where they live (created
@@ -100,7 +105,7 @@ class VectorCache {
   VectorCache(int64_t space_id, const EmbeddingSpace& space, VectorOptions options,
               std::string index_dir);
   // Writes every HNSW index not saved yet, with its deferred vectors
-  // inserted first.
+  // inserted first (for at most kCloseInsertBudget).
   ~VectorCache();
   VectorCache(const VectorCache&) = delete;
   VectorCache& operator=(const VectorCache&) = delete;
