@@ -190,6 +190,8 @@ class HnswIndex final : public VectorIndex {
 
   // Slots held by removed or replaced vectors.
   size_t DeletedCount() const;
+  // Slots the graph holds before it must grow (which copies all of it).
+  size_t Capacity() const { return graph_->Capacity(); }
 
   // Approximate heap bytes held: graph, vectors and label maps.
   size_t MemoryBytes() const;

@@ -277,6 +277,29 @@ TEST(HnswIndexIoTest, ChangesBetweenThePiecesOfASaveAreNotInTheFile) {
   }
 }
 
+// A loaded graph has room for an eighth more slots (at least
+// initial_capacity), so the first inserts after a restart do not grow it.
+TEST(HnswIndexIoTest, ALoadedGraphHasRoomToGrow) {
+  Saved saved;
+  const size_t slots = 601;  // 600 vectors and the replacement of label 6
+  HnswIndexOptions small;
+  small.initial_capacity = 16;
+  auto loaded = HnswIndex::Load(saved.path, kDim, small, nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->Capacity(), slots + (slots / HnswIndex::kLoadHeadroomShare));
+  HnswIndexOptions large;
+  large.initial_capacity = 1000;
+  loaded = HnswIndex::Load(saved.path, kDim, large, nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->Capacity(), slots + 1000);
+  // Inserting that many more does not grow it.
+  const std::vector<float> more = RandomUnitVectors(1000, kDim, 80);
+  std::vector<int64_t> labels;
+  for (size_t i = 0; i < 1000; ++i) labels.push_back(static_cast<int64_t>(20000 + i));
+  ASSERT_TRUE((*loaded)->UpsertBatch(labels, more).ok());
+  EXPECT_EQ((*loaded)->Capacity(), slots + 1000);
+}
+
 TEST(HnswIndexIoTest, MissingFilesAreNotFoundNamingThePath) {
   Saved saved;
   std::filesystem::remove(saved.path);
