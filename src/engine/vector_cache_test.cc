@@ -15,6 +15,7 @@
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
 #include "src/store/vector_store.h"
+#include "src/vindex/hnsw_index.h"
 #include "tests/engine_for_test.h"
 #include "tests/store_for_test.h"
 #include "tests/test_util.h"
@@ -58,6 +59,15 @@ class VectorCacheTest : public ::testing::Test {
                          std::to_string((first + i) * 7919 % 1000);
     }
     ASSERT_TRUE(engine.Import(facts, {}).ok());
+  }
+
+  // The name of the default scope's graph file, the one of HnswFiles()
+  // that is not the meta file.
+  std::string HnswFileName() const {
+    for (const auto& f : HnswFiles()) {
+      if (f.extension() == ".hnsw") return f.filename().string();
+    }
+    return "";
   }
 
   // The HNSW files of the default scope: graph and meta.
@@ -265,16 +275,24 @@ TEST_F(VectorCacheTest, TheSaverWritesAfterTheDelayAndOnClose) {
     auto engine = OpenEngine(0);
     AddFacts(*engine, 2 * kThreshold, 5);
   }
-  const auto saved_at = std::filesystem::last_write_time(HnswFiles()[0]);
   Fresh f = OpenFresh(/*save_delay_ms=*/20);
   std::vector<std::string> warnings;
   ASSERT_TRUE(Sync(f, &warnings).ok());
   EXPECT_EQ(f.vectors->VectorsRead(), 5u);
-  // The saver writes the caught-up index while the cache stays open.
+  // The saver writes the caught-up index while the cache stays open. The
+  // five wait beside the graph until syncs insert them (each for at most
+  // kInsertBudget, as a search's would), so the test syncs until the file
+  // holds all of them.
+  const std::string graph_file = IndexDir() + "/" + HnswFileName();
+  const auto holds_all = [&] {
+    auto saved = HnswIndex::Load(graph_file, embedder_->Space().dimension, {}, nullptr);
+    return saved.ok() && (*saved)->size() == 2 * kThreshold + 5;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (HnswFiles().size() != 2u || std::filesystem::last_write_time(HnswFiles()[0]) == saved_at) {
+  while (!holds_all()) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "not saved in 30 s";
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(Sync(f, &warnings).ok());
   }
   Fresh again = OpenFresh(0);
   ASSERT_TRUE(Sync(again, &warnings).ok());
