@@ -157,8 +157,8 @@ class HnswIndex final : public VectorIndex {
   // the index through `hold` only to copy each piece from memory, and
   // encodes the meta file. Commit syncs the graph and puts both files in
   // place. The files hold the index as it was at StartSave, though vectors
-  // were added and removed between the pieces (a node whose links were
-  // pruned for a newer one keeps fewer links). A PendingSave dropped before
+  // were added and removed between the pieces (added ones wait beside the
+  // graph until the save is gone: see Defer). A PendingSave dropped before
   // Commit removes its temporary file.
   //
   // `hold(use)` runs `use` on the index StartSave was called on, held as a
