@@ -45,9 +45,7 @@ VectorCache::~VectorCache() {
     const auto until = std::chrono::steady_clock::now() + kCloseInsertBudget;
     for (auto& [scope, entry] : scopes_) {
       const auto now = std::chrono::steady_clock::now();
-      if (!CanInsertDeferred(entry) || now >= until) continue;
-      static_cast<HnswIndex&>(*entry.index).InsertDeferred(until - now);
-      saver_->Changed(scope);
+      if (now < until && InsertSomeDeferred(&entry, until - now)) saver_->Changed(scope);
     }
   }
   // A file that cannot be written has no one left to tell: the next process
@@ -174,13 +172,11 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
       entry.synced_epoch = epoch;
       entry.synced_version = data_version;
     }
-    if (CanInsertDeferred(entry)) {
-      // Without a saver the sync writes the file itself (a one-shot process,
-      // about to exit): everything is inserted first, and written once.
-      const auto budget = saver_ ? std::chrono::steady_clock::duration(kInsertBudget)
-                                 : std::chrono::steady_clock::duration::max();
-      if (static_cast<HnswIndex&>(*entry.index).InsertDeferred(budget) > 0) entry.unsaved = true;
-    }
+    // Without a saver the sync writes the file itself (a one-shot process,
+    // about to exit): everything is inserted first, and written once.
+    const auto budget = saver_ ? std::chrono::steady_clock::duration(kInsertBudget)
+                               : std::chrono::steady_clock::duration::max();
+    if (InsertSomeDeferred(&entry, budget)) entry.unsaved = true;
     if (entry.unsaved) SaveChanged(scope, entry, warnings);
     entry.unsaved = false;
   }
@@ -191,6 +187,12 @@ bool VectorCache::CanInsertDeferred(const ScopeIndex& entry) {
   if (!entry.hnsw || !entry.index) return false;
   const auto& index = static_cast<const HnswIndex&>(*entry.index);
   return index.DeferredCount() > 0 && !index.SavePending();
+}
+
+bool VectorCache::InsertSomeDeferred(ScopeIndex* entry,
+                                     std::chrono::steady_clock::duration budget) {
+  return CanInsertDeferred(*entry) &&
+         static_cast<HnswIndex&>(*entry->index).InsertDeferred(budget) > 0;
 }
 
 Status VectorCache::Build(VectorStore* store, const std::vector<VectorRef>& refs, bool hnsw,

@@ -216,6 +216,9 @@ class VectorCache {
   // Whether an HNSW scope has vectors waiting for its graph, and no save
   // pending that keeps them waiting (HnswIndex::Defer).
   static bool CanInsertDeferred(const ScopeIndex& entry);
+  // Inserts the scope's deferred vectors for at most `budget` (at least
+  // one) when CanInsertDeferred; whether any went in.
+  static bool InsertSomeDeferred(ScopeIndex* entry, std::chrono::steady_clock::duration budget);
   // True when some scope of `scopes` is not in step or has deferred
   // vectors to insert; caller holds mutex_.
   bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
