@@ -7,9 +7,11 @@
 //   u64 checksum of everything before it.
 // The graph file is hnswlib's (HnswGraph::Save).
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -89,16 +91,28 @@ Result<Meta> DecodeMeta(std::string_view bytes, const std::string& path) {
   return meta;
 }
 
+// Counts one pending save of an index for as long as it lives.
+class PendingMark {
+ public:
+  explicit PendingMark(std::shared_ptr<std::atomic<int>> count) : count_(std::move(count)) {
+    count_->fetch_add(1, std::memory_order_acq_rel);
+  }
+  ~PendingMark() { count_->fetch_sub(1, std::memory_order_acq_rel); }
+  PendingMark(const PendingMark&) = delete;
+  PendingMark& operator=(const PendingMark&) = delete;
+
+ private:
+  std::shared_ptr<std::atomic<int>> count_;
+};
+
 }  // namespace
 
 struct HnswIndex::PendingSave::State {
-  ~State() { pending->fetch_sub(1, std::memory_order_acq_rel); }
-
+  PendingMark pending;  // first: the save is pending from before its point is marked
   std::string path;
   Meta meta;  // all but the graph's size and checksum, known once written
   HnswGraph::SavePoint point;
-  std::shared_ptr<std::atomic<int>> pending;  // the index's pending saves, counting this one
-  std::unique_ptr<PrivateFileWriter> graph;   // once written
+  std::unique_ptr<PrivateFileWriter> graph;  // once written
 };
 
 HnswIndex::PendingSave::PendingSave(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -157,9 +171,8 @@ Result<HnswIndex::PendingSave> HnswIndex::StartSave(const std::string& path,
         "vindex: save hnsw: the graph has " + std::to_string(graph_->Nodes()) + " nodes for " +
         std::to_string(slot_label_.size()) + " slots (a batch failed); rebuild the index");
   }
-  pending_saves_->fetch_add(1, std::memory_order_acq_rel);  // taken back by ~State
-  std::unique_ptr<PendingSave::State> state(
-      new PendingSave::State{path, Meta{}, graph_->MarkSavePoint(), pending_saves_, nullptr});
+  std::unique_ptr<PendingSave::State> state(new PendingSave::State{
+      PendingMark(pending_saves_), path, Meta{}, graph_->MarkSavePoint(), nullptr});
   Meta& meta = state->meta;
   meta.dimension = dimension_;
   meta.m = graph_->M();
