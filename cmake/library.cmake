@@ -44,6 +44,7 @@ target_link_options(libengram PRIVATE -Wl,--no-undefined)
 install(TARGETS libengram EXPORT engramTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS engram RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS engram-serve RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/engram)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/engram
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/engram/version.h

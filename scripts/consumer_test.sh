@@ -62,6 +62,20 @@ check_prefix() {
   grep -q "embed model file .*share/engram/models/use-lite-en.bin  (found in .*(the install prefix))" \
     "$out/config.out" || fail "$name: engram config does not say the model is the prefix's: $(grep 'model file' "$out/config.out")"
 
+  # `engram serve` runs the prefix's libexec/engram/engram-serve, which
+  # finds the prefix's model too.
+  "${env[@]}" PATH="$prefix/bin:$PATH" engram --db "$out/serve.db" serve --port 0 \
+    2>"$out/serve.err" &
+  local server=$!
+  for _ in $(seq 600); do
+    if grep -q "engram: serving" "$out/serve.err" || ! kill -0 "$server" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  kill -TERM "$server" 2>/dev/null || true
+  wait "$server" || fail "$name: engram serve failed: $(cat "$out/serve.err")"
+  grep -q "engram: serving http://127.0.0.1:[0-9]* (store .*, embedding " "$out/serve.err" ||
+    fail "$name: engram serve did not serve with the prefix's model: $(cat "$out/serve.err")"
+
   "${env[@]}" PKG_CONFIG_PATH="$pc" "$work/venv/bin/python" -c '
 import engram, sys
 with engram.Memory(sys.argv[1]) as m:
@@ -71,7 +85,7 @@ with engram.Memory(sys.argv[1]) as m:
     assert hits.semantic and m.warnings == (), m.warnings
 print(engram.library_version())' "$out/py.db" >"$out/py.out" 2>&1 ||
     { cat "$out/py.out"; fail "$name: the Python package failed"; }
-  echo "consumer_test: $name: C++, C, the CLI and Python work against $prefix"
+  echo "consumer_test: $name: C++, C, the CLI, its server and Python work against $prefix"
 }
 
 asan=""

@@ -1,7 +1,9 @@
 // `engram serve` as a process: it prints where it listens, reloads its
 // configuration on SIGHUP (a provider switch included) while clients keep
 // calling, refuses a non-default address without a token, and on SIGTERM
-// finishes the request in flight before it exits.
+// finishes the request in flight before it exits. The engram command runs
+// it as engram-serve in the same process, and says where it looked when
+// engram-serve is missing.
 #include <httplib.h>
 #include <signal.h>
 
@@ -10,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <thread>
@@ -20,6 +23,7 @@
 namespace engram {
 namespace {
 
+namespace fs = std::filesystem;
 using nlohmann::json;
 using std::chrono::milliseconds;
 
@@ -149,6 +153,38 @@ TEST(ServeCliTest, SighupSwitchesTheProviderWhileClientsKeepCalling) {
   const testing::CliResult stopped = serve.Stop();
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   EXPECT_NE(stopped.err.find("engram: stopped"), std::string::npos) << stopped.err;
+}
+
+// The engram command does not load the HTTP server's libraries (the
+// start-up of every one-shot command pays for each library it needs):
+// `serve` runs engram-serve, found beside it, in the same process.
+TEST(ServeCliTest, TheCommandNeedsNoHttpServerLibrary) {
+  FILE* pipe = popen(("readelf -d '" + std::string(ENGRAM_BINARY) + "'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string dynamic;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) dynamic.append(buffer, n);
+  ASSERT_EQ(pclose(pipe), 0) << dynamic;
+  ASSERT_NE(dynamic.find("(NEEDED)"), std::string::npos) << dynamic;
+  for (const char* library : {"httplib", "libssl", "brotli"}) {
+    EXPECT_EQ(dynamic.find(library), std::string::npos) << library << " in " << dynamic;
+  }
+}
+
+TEST(ServeCliTest, WithoutEngramServeBesideItServeSaysWhereItLooked) {
+  testing::CliRunner runner;
+  const std::string alone = runner.File("alone/engram");
+  fs::create_directories(fs::path(alone).parent_path());
+  fs::copy_file(ENGRAM_BINARY, alone);
+  fs::permissions(alone, fs::perms::owner_all);
+  runner.SetBinary(alone);
+  const testing::CliResult r = runner.Run({"serve", "--port", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("engram-serve"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(runner.File("alone/engram-serve")), std::string::npos) << r.err;
+  // Every other command runs from the copy alone.
+  const testing::CliResult config = runner.Run({"config"});
+  EXPECT_EQ(config.exit_code, 0) << config.err;
 }
 
 TEST(ServeCliTest, AnotherAddressWithoutATokenIsRefused) {
@@ -313,7 +349,6 @@ TEST(ServeCliTest, OneShotCommandsBesideTheServerLeaveItsStoreReadable) {
 }
 
 TEST(ServeCliTest, FilesTruncatedUnderTheServerGiveErrorsNotACrash) {
-  namespace fs = std::filesystem;
   testing::CliRunner runner;
   const std::string models = runner.File("models");
   fs::create_directories(models);

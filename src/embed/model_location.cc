@@ -11,13 +11,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Relative paths from the install's libdir and bindir to its models
-// directory (<datadir>/engram/models), fixed at configure time.
+// Relative paths from the install's libdir, bindir and engram-serve's
+// directory (<libexecdir>/engram) to its models directory
+// (<datadir>/engram/models), fixed at configure time.
 #ifndef ENGRAM_MODELS_FROM_LIBDIR
 #define ENGRAM_MODELS_FROM_LIBDIR "../share/engram/models"
 #endif
 #ifndef ENGRAM_MODELS_FROM_BINDIR
 #define ENGRAM_MODELS_FROM_BINDIR "../share/engram/models"
+#endif
+#ifndef ENGRAM_MODELS_FROM_LIBEXECDIR
+#define ENGRAM_MODELS_FROM_LIBEXECDIR "../../share/engram/models"
 #endif
 
 bool IsDirectory(const fs::path& path) {
@@ -87,7 +91,8 @@ std::string InstalledModelsDir() {
   std::error_code ec;
   const fs::path self = fs::canonical(file, ec);
   if (ec) return "";
-  for (const char* relative : {ENGRAM_MODELS_FROM_LIBDIR, ENGRAM_MODELS_FROM_BINDIR}) {
+  for (const char* relative :
+       {ENGRAM_MODELS_FROM_LIBDIR, ENGRAM_MODELS_FROM_BINDIR, ENGRAM_MODELS_FROM_LIBEXECDIR}) {
     const fs::path dir = (self.parent_path() / relative).lexically_normal();
     if (IsDirectory(dir)) return dir.string();
   }

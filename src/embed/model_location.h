@@ -46,9 +46,9 @@ std::vector<ModelPlace> DefaultModelPlaces(const std::optional<std::string>& eng
 // The same from the process environment (ENGRAM_HOME, XDG_DATA_HOME, HOME).
 std::vector<ModelPlace> ProcessModelPlaces();
 
-// <prefix>/share/engram/models of the installed libengram or engram binary
-// this code runs in, found from its own path; empty when no such directory
-// exists (a build tree).
+// <prefix>/share/engram/models of the installed libengram, engram or
+// engram-serve this code runs in, found from its own path; empty when no
+// such directory exists (a build tree).
 std::string InstalledModelsDir();
 
 // The first of `places` holding a regular file `file_name`.

@@ -111,6 +111,7 @@ void Cli::OnRun(CLI::App* sub, std::function<int()> run) {
 }
 
 int Cli::Run(int argc, char** argv) {
+  argv_ = argv;
   CLI::App app{
       "engram: long-term memory for LLM agents. Stores short facts and returns the right "
       "ones for a query (BM25 + recency, fused).",

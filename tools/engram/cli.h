@@ -82,6 +82,9 @@ class Cli {
   // Registers `run` as the body of subcommand `sub`.
   void OnRun(CLI::App* sub, std::function<int()> run);
 
+  // The arguments Run was given, null-terminated as execv wants them.
+  char** Argv() const { return argv_; }
+
  private:
   std::ostream& out_;
   std::ostream& err_;
@@ -93,6 +96,7 @@ class Cli {
   ConfigFlags flags_;
   std::string db_flag_;
   bool verbose_ = false;
+  char** argv_ = nullptr;
   std::mutex log_mutex_;
   std::vector<std::pair<CLI::App*, std::function<int()>>> commands_;
 };
