@@ -1,11 +1,16 @@
 #include "src/text/bilingual_dictionary.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "src/common/file_contents.h"
+#include "src/common/private_files.h"
 #include "src/text/analyzer.h"
 #include "src/text/dictzip_file.h"
 
@@ -39,6 +44,34 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// What a dictionary's table is made from, as its stamp line: the table's
+// format, the analyser, the translations kept per term, and the sizes and
+// modification times of the index and the text. Empty when either file
+// cannot be seen (Load then says why).
+std::string SourceStamp(const std::string& index_path, const std::string& text_path) {
+  std::string stamp = "engram dictionary terms 1; analyzer " + std::to_string(kAnalyzerVersion) +
+                      "; translations " + std::to_string(BilingualDictionary::kMaxTranslations);
+  for (const std::string& path : {index_path, text_path}) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return {};
+    stamp += "; " + std::to_string(st.st_size) + " bytes " +
+             std::to_string(int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec) + " ns";
+  }
+  return stamp;
+}
+
+// The user's cache directory for engram: $XDG_CACHE_HOME/engram, else
+// ~/.cache/engram; empty when neither variable is set.
+std::string CacheDirectory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/engram";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.cache/engram";
+  }
+  return {};
 }
 
 // The one term `text` analyses to in `language`, or empty.
@@ -129,6 +162,34 @@ Result<BilingualDictionary> BilingualDictionary::Load(const std::string& dir,
   return dictionary;
 }
 
+Result<BilingualDictionary> BilingualDictionary::LoadThroughTable(const std::string& dir,
+                                                                  const std::string& name,
+                                                                  Language from, Language to,
+                                                                  const std::string& cache_dir) {
+  const std::string stamp =
+      SourceStamp((std::filesystem::path(dir) / (name + ".index")).string(),
+                  (std::filesystem::path(dir) / (name + ".dict.dz")).string());
+  const std::string table_path = (std::filesystem::path(cache_dir) / (name + ".terms")).string();
+  if (!stamp.empty()) {
+    if (auto table = DictionaryTermTable::Open(table_path, stamp); table.ok()) {
+      return BilingualDictionary(from, to, std::nullopt, std::move(*table));
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(BilingualDictionary dictionary, Load(dir, name, from, to));
+  if (!stamp.empty() && CreatePrivateDirectories(cache_dir).ok()) {
+    // Without a table the next process analyses again; nothing else is lost.
+    dictionary.WriteTable(table_path, stamp).IgnoreError();
+  }
+  return dictionary;
+}
+
+Status BilingualDictionary::WriteTable(const std::string& path, std::string_view stamp) const {
+  size();  // analyses every entry
+  std::lock_guard lock(*mutex_);
+  const std::map<std::string, Entry> sorted(by_term_.begin(), by_term_.end());
+  return DictionaryTermTable::Write(path, stamp, sorted);
+}
+
 std::string BilingualDictionary::BucketKey(std::string_view word) {
   const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
   const auto lower = [](char c) {
@@ -164,6 +225,13 @@ void BilingualDictionary::AnalyseEntriesLocked(const std::string& term) const {
 }
 
 const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_view term) const {
+  if (table_) {
+    const std::string key(term);
+    if (const auto it = by_term_.find(key); it != by_term_.end()) return &it->second;
+    Entry found;
+    if (!table_->Find(term, &found)) return nullptr;
+    return &by_term_.emplace(key, std::move(found)).first->second;
+  }
   const auto bucket = buckets_.find(BucketKey(term));
   if (bucket != buckets_.end()) AnalyseHeadwordsLocked(&bucket->second);
   const std::string key(term);
@@ -173,6 +241,7 @@ const BilingualDictionary::Entry* BilingualDictionary::FindLocked(std::string_vi
 }
 
 size_t BilingualDictionary::size() const {
+  if (table_) return table_->size();
   std::lock_guard lock(*mutex_);
   for (auto& [key, bucket] : buckets_) AnalyseHeadwordsLocked(&bucket);
   while (!pending_.empty()) AnalyseEntriesLocked(pending_.begin()->first);
@@ -181,7 +250,9 @@ size_t BilingualDictionary::size() const {
 
 const BilingualDictionary* BilingualDictionary::LoadInstalled(const char* name, Language from,
                                                               Language to) {
-  auto loaded = Load(kDebianDictDir, name, from, to);
+  const std::string cache_dir = CacheDirectory();
+  auto loaded = cache_dir.empty() ? Load(kDebianDictDir, name, from, to)
+                                  : LoadThroughTable(kDebianDictDir, name, from, to, cache_dir);
   return new BilingualDictionary(loaded.ok() ? std::move(*loaded)
                                              : BilingualDictionary(from, to, std::nullopt));
 }

@@ -29,6 +29,13 @@
 // of the few that are its words, and inflating the one or two chunks of
 // text they lie in, not for the whole dictionary (about 50 ms on one core).
 //
+// Debian's dictionaries are read through a table of their analysed terms
+// (dictionary_term_table.h) in the user's cache directory
+// ($XDG_CACHE_HOME/engram, else ~/.cache/engram): the first process to
+// need one after the files or the analyser changed analyses the whole
+// dictionary and writes the table; every later one maps the table and
+// finds a term in it by binary search, reading nothing else.
+//
 // Thread-safety: lookups are safe from any thread (the lazily analysed
 // entries are guarded by a mutex); PortugueseEnglish() and
 // EnglishPortuguese() load once, thread-safely.
@@ -46,6 +53,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/text/dictionary_term_table.h"
 #include "src/text/dictzip_file.h"
 #include "src/text/language.h"
 
@@ -68,6 +76,15 @@ class BilingualDictionary {
                                           Language from = Language::kPortuguese,
                                           Language to = Language::kEnglish);
 
+  // The same through the table `cache_dir`/`name`.terms: when the table
+  // was made from these files by this analyser it answers every lookup;
+  // else the dictionary is loaded and analysed whole, and the table is
+  // written (the directory made if missing) for the next process. A table
+  // that cannot be written is no error: the dictionary works without it.
+  static Result<BilingualDictionary> LoadThroughTable(const std::string& dir,
+                                                      const std::string& name, Language from,
+                                                      Language to, const std::string& cache_dir);
+
   // Debian's freedict-por-eng and freedict-eng-por from /usr/share/dictd,
   // each read on first use; empty when its package is not installed.
   static const BilingualDictionary& PortugueseEnglish();
@@ -88,8 +105,13 @@ class BilingualDictionary {
   size_t size() const;
 
  private:
-  BilingualDictionary(Language from, Language to, std::optional<DictzipFile> text)
-      : from_(from), to_(to), mutex_(std::make_unique<std::mutex>()), text_(std::move(text)) {}
+  BilingualDictionary(Language from, Language to, std::optional<DictzipFile> text,
+                      std::optional<DictionaryTermTable> table = std::nullopt)
+      : from_(from),
+        to_(to),
+        mutex_(std::make_unique<std::mutex>()),
+        text_(std::move(text)),
+        table_(std::move(table)) {}
 
   // Debian's dictionary `name` from /usr/share/dictd, or an empty one when
   // it is not installed; never freed.
@@ -97,10 +119,7 @@ class BilingualDictionary {
 
   // A term's translations: target-language terms, and the words they were
   // analysed from, in the same order.
-  struct Entry {
-    std::vector<std::string> terms;
-    std::vector<std::string> words;
-  };
+  using Entry = DictionaryTermTable::Translations;
   // Entries: where each is in text_ (offset, length), in the index's order.
   using Bucket = std::vector<std::pair<size_t, size_t>>;
 
@@ -119,6 +138,8 @@ class BilingualDictionary {
   // The one term of an entry's headword line, or empty.
   std::string EntryTerm(std::string_view entry) const;
   void AddTranslationsLocked(std::string_view entry, const std::string& term) const;
+  // Analyses every entry and writes them to a table at `path`.
+  Status WriteTable(const std::string& path, std::string_view stamp) const;
 
   Language from_;
   Language to_;
@@ -129,6 +150,9 @@ class BilingualDictionary {
   // in the index's order.
   mutable std::unordered_map<std::string, Bucket> pending_;
   mutable std::unordered_map<std::string, Entry> by_term_;
+  // The analysed entries, when read through a table; by_term_ then keeps
+  // those looked up.
+  std::optional<DictionaryTermTable> table_;
 };
 
 }  // namespace engram

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -152,6 +154,106 @@ TEST(BilingualDictionaryTest, BadFilesAreNamed) {
   }
   EXPECT_EQ(BilingualDictionary::Load(dir.path().string(), "plain").status().code(),
             StatusCode::kIOError);
+}
+
+// The first line of the file at `path`.
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST(BilingualDictionaryTest, ATableAnswersForTheDictionaryItWasMadeFrom) {
+  testing::TempDir dir;
+  std::filesystem::copy(kDir, dir.File("dictd"));
+  const std::string cache = dir.File("cache/engram");
+  const std::string table = cache + "/test-por-eng.terms";
+  const auto load = [&] {
+    return BilingualDictionary::LoadThroughTable(dir.File("dictd"), "test-por-eng",
+                                                 Language::kPortuguese, Language::kEnglish, cache);
+  };
+  // The first load analyses the dictionary and writes the table.
+  auto first = load();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(std::filesystem::exists(table));
+  EXPECT_EQ(std::filesystem::status(cache).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  auto through_table = load();
+  ASSERT_TRUE(through_table.ok()) << through_table.status().ToString();
+  auto whole = BilingualDictionary::Load(kDir, "test-por-eng");
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  for (const char* term : {"idiom", "preferent", "port", "de", "banc", "absent"}) {
+    EXPECT_EQ(through_table->Translations(term), whole->Translations(term)) << term;
+    EXPECT_EQ(first->Translations(term), whole->Translations(term)) << term;
+  }
+  EXPECT_EQ(through_table->Gloss("Qual é a minha preferência de idioma?"), "preference idiom");
+  EXPECT_EQ(through_table->size(), whole->size());
+
+  // What the lookups answer comes from the table: one written by hand
+  // under the same stamp is what they read.
+  ASSERT_TRUE(
+      DictionaryTermTable::Write(table, FirstLine(table), {{"idiom", {{"handmad"}, {"handmade"}}}})
+          .ok());
+  auto handmade = load();
+  ASSERT_TRUE(handmade.ok()) << handmade.status().ToString();
+  EXPECT_EQ(handmade->Translations("idiom"), std::vector<std::string>{"handmad"});
+  EXPECT_TRUE(handmade->Translations("port").empty());
+
+  // A dictionary file changed since: the table is made again from it.
+  std::filesystem::last_write_time(
+      dir.File("dictd/test-por-eng.index"),
+      std::filesystem::last_write_time(dir.File("dictd/test-por-eng.index")) +
+          std::chrono::seconds(1));
+  auto remade = load();
+  ASSERT_TRUE(remade.ok()) << remade.status().ToString();
+  EXPECT_EQ(remade->Translations("idiom"), whole->Translations("idiom"));
+  EXPECT_EQ(load()->Translations("port"), whole->Translations("port"));
+}
+
+TEST(BilingualDictionaryTest, WithoutAWritableCacheTheDictionaryStillAnswers) {
+  testing::TempDir dir;
+  std::ofstream(dir.File("file")) << "a file where the cache directory would be";
+  auto d = BilingualDictionary::LoadThroughTable(kDir, "test-por-eng", Language::kPortuguese,
+                                                 Language::kEnglish, dir.File("file/engram"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->Translations("idiom"), (std::vector<std::string>{"idiom", "languag", "tongu"}));
+  auto missing = BilingualDictionary::LoadThroughTable(
+      dir.path().string(), "none", Language::kPortuguese, Language::kEnglish, dir.File("cache"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+// Through the table, every headword of Debian's dictionaries finds what the
+// whole dictionary finds.
+TEST(BilingualDictionaryTest, DebiansDictionariesReadThroughATableAnswerTheSame) {
+  for (const auto& [name, from, to] :
+       {std::tuple{"freedict-por-eng", Language::kPortuguese, Language::kEnglish},
+        std::tuple{"freedict-eng-por", Language::kEnglish, Language::kPortuguese}}) {
+    const std::string index = std::string("/usr/share/dictd/") + name + ".index";
+    if (!std::filesystem::exists(index)) {
+      GTEST_SKIP() << name << " is not installed";
+    }
+    testing::TempDir cache;
+    auto whole = BilingualDictionary::Load("/usr/share/dictd", name, from, to);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    ASSERT_TRUE(BilingualDictionary::LoadThroughTable("/usr/share/dictd", name, from, to,
+                                                      cache.path().string())
+                    .ok());
+    auto through_table = BilingualDictionary::LoadThroughTable("/usr/share/dictd", name, from, to,
+                                                               cache.path().string());
+    ASSERT_TRUE(through_table.ok()) << through_table.status().ToString();
+    EXPECT_EQ(through_table->size(), whole->size()) << name;
+    std::ifstream lines(index);
+    size_t checked = 0;
+    for (std::string line; std::getline(lines, line);) {
+      for (const AnalyzedToken& token : Analyze(line.substr(0, line.find('\t')), from)) {
+        ASSERT_EQ(through_table->Translations(token.term), whole->Translations(token.term))
+            << name << ": " << token.term;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 5000u) << name;
+  }
 }
 
 TEST(BilingualDictionaryTest, DebiansFreeDictLoadsWhenInstalled) {
