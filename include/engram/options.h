@@ -324,6 +324,14 @@ struct EngineOptions {
   // Range [0, 64]. 0 makes every search read on the engine's
   // own connection, one at a time. Fixed at open.
   size_t readers = 8;
+  // Read the database through a memory map (SQLite's mmap_size) instead of
+  // read calls: no copy per page read, and no memory of the process's own
+  // to hold it. Default false: a mapped file that another process cuts
+  // short kills the reader with SIGBUS, where reads give an error a server
+  // answers and survives (docs/ARCHITECTURE.md, "Files that change under a
+  // running process"). The CLI's one-shot commands turn it on, as they map
+  // the model file. Fixed at open.
+  bool map_store = false;
   // Most time the access bookkeeping of a search (access_count and
   // last_accessed of the facts it returns) waits before it is written, in
   // one batch with other searches' on a background thread, in ms; range

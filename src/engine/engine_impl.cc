@@ -1,6 +1,7 @@
 #include "src/engine/engine_impl.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -40,6 +41,8 @@ FactStoreOptions StoreOptionsFor(const EngineOptions& opts) {
   store_options.create_if_missing = opts.create_if_missing;
   store_options.busy_timeout_ms = opts.busy_timeout_ms;
   store_options.on_connect = &RegisterEngramFts5;
+  // SQLite caps the map at its compile-time largest (2 GB by default).
+  if (opts.map_store) store_options.mmap_bytes = std::numeric_limits<int64_t>::max();
   return store_options;
 }
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "src/lexical/fts5_engram.h"
 #include "src/store/sqlite_db.h"
@@ -87,6 +89,31 @@ TEST_F(EngineTest, LexicalModeRanksByBm25) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0],
             "Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
+}
+
+// The file mapped (EngineOptions::map_store, which the one-shot commands
+// set): the process maps the database, and reads and writes answer as
+// through read calls.
+TEST_F(EngineTest, AMappedStoreAnswersAsAReadOne) {
+  const auto mapped = [&] {
+    std::ifstream maps("/proc/self/maps");
+    std::stringstream text;
+    text << maps.rdbuf();
+    // The file itself, not its WAL's shared memory (memory.db-shm).
+    return text.str().find(dir_.File("memory.db") + "\n") != std::string::npos;
+  };
+  Add("The billing service deploys on Thursdays");
+  Add("Deploy checklist: run migrations, then deploy the billing API");
+  const auto read = Contents("deploy billing", FusionMode::kLexical);
+  EXPECT_FALSE(mapped());
+  Reopen([](EngineOptions& o) { o.map_store = true; });
+  EXPECT_EQ(Contents("deploy billing", FusionMode::kLexical), read);
+  EXPECT_TRUE(mapped());
+  Add("The billing API deploys on Fridays");
+  const auto after = Contents("deploy billing", FusionMode::kLexical);
+  EXPECT_EQ(after.size(), 3u);
+  Reopen();
+  EXPECT_EQ(Contents("deploy billing", FusionMode::kLexical), after);
 }
 
 TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {

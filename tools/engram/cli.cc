@@ -71,6 +71,7 @@ std::function<void(std::string_view)> Cli::LogSink() {
 
 void Cli::ForOneShot(ResolvedConfig* config) {
   config->embedder.map_model_file = true;
+  config->engine.map_store = true;
   config->engine.vector.flat_snapshots = true;
   config->engine.access_delay_ms = 0;            // written before exit, with no thread for it
   config->engine.vector.hnsw_save_delay_ms = 0;  // the same

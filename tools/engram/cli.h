@@ -55,8 +55,8 @@ class Cli {
   // The same with a configuration already resolved (flags applied).
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Settings for a command that runs once and exits (every one that opens
-  // an engine through OpenEngine, and embed): it maps the model, reads a
-  // large scope's vectors from its snapshot, writes a search's access
+  // an engine through OpenEngine, and embed): it maps the model and the
+  // database, reads a large scope's vectors from its snapshot, writes a search's access
   // counts before it returns and starts no thread for background backfill.
   // The servers load theirs in serving.cc, read the model whole, keep
   // vectors in memory, batch access counts and backfill in the background.
