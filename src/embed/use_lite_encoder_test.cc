@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/embed/model_stamp.h"
+#include "src/common/verified_stamp.h"
 #include "src/embed/use_lite_converter.h"
 #include "src/embed/use_lite_kernels.h"
 #include "src/embed/use_lite_model_file.h"
@@ -430,7 +430,7 @@ TEST_F(UseLiteEncoderTest, ConcurrentCallsGiveTheSameVectors) {
   for (const double w : worst) EXPECT_LE(w, 1e-6);
 }
 
-// The stamp beside a verified file (model_stamp.h) spares later reads the
+// The stamp beside a verified file (src/common/verified_stamp.h) spares later reads the
 // hash until the file changes; a mapped file embeds the same.
 TEST_F(UseLiteEncoderTest, AVerifiedStampSkipsTheHashUntilTheFileChanges) {
   const std::string bytes = testing::ReadFile(ModelPath());
@@ -471,7 +471,7 @@ TEST_F(UseLiteEncoderTest, AVerifiedStampSkipsTheHashUntilTheFileChanges) {
   ASSERT_TRUE(changed.ok());
   uint64_t trailer = 0;
   std::memcpy(&trailer, flipped.data() + flipped.size() - sizeof(trailer), sizeof(trailer));
-  WriteModelStamp(path, (*changed)->FileStamp(), trailer);
+  WriteVerifiedStamp(path, (*changed)->FileStamp(), trailer);
   EXPECT_TRUE(ReadUseLiteModelFile(path).ok());
   UseLiteModelReadOptions full;
   full.full_check = true;

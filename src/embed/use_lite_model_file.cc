@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "src/common/hash.h"
-#include "src/embed/model_stamp.h"
+#include "src/common/verified_stamp.h"
 
 static_assert(std::endian::native == std::endian::little,
               "the USE-Lite model file is read and written as little-endian memory");
@@ -155,11 +155,11 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
   const std::string_view body(bytes.data(), bytes.size() - kTrailerSize);
   uint64_t stored_sum = 0;
   std::memcpy(&stored_sum, bytes.data() + body.size(), kTrailerSize);
-  if (options.full_check || !ModelStampMatches(path, storage->FileStamp(), stored_sum)) {
+  if (options.full_check || !VerifiedStampMatches(path, storage->FileStamp(), stored_sum)) {
     if (stored_sum != FastChecksum64(body)) {
       return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
     }
-    WriteModelStamp(path, storage->FileStamp(), stored_sum);
+    WriteVerifiedStamp(path, storage->FileStamp(), stored_sum);
   }
 
   Reader reader(body, kMagicSize);

@@ -33,7 +33,7 @@
 //
 // A reader checks the trailer before anything else, so a truncated or
 // altered file reads as Corruption, and then bounds-checks every field; a
-// file whose stamp (model_stamp.h) says it was verified as it is now skips
+// file whose stamp (src/common/verified_stamp.h) says it was verified as it is now skips
 // the hash of its bytes. By default it reads the file whole into memory of
 // its own (FileContents), not a map, so a file replaced or truncated under
 // a running process cannot take it down; a one-shot process maps it

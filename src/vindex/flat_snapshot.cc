@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/common/private_files.h"
+#include "src/common/verified_stamp.h"
 #include "src/vindex/index_file.h"
 
 namespace engram {
@@ -95,7 +96,12 @@ Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension)
   const std::string_view body = bytes.substr(0, size - sizeof(uint64_t));
   uint64_t stored = 0;
   std::memcpy(&stored, bytes.data() + body.size(), sizeof(stored));
-  if (stored != ChecksumOf(body)) return Bad(path, "checksum mismatch");
+  // Checked whole once; then while the file is as it was checked, its
+  // stamp says so (src/common/verified_stamp.h).
+  if (!VerifiedStampMatches(path, snapshot.file->FileStamp(), stored)) {
+    if (stored != ChecksumOf(body)) return Bad(path, "checksum mismatch");
+    WriteVerifiedStamp(path, snapshot.file->FileStamp(), stored);
+  }
 
   snapshot.stamp.assign(bytes.data() + kHeaderBytes, stamp_bytes);
   snapshot.rows = rows;

@@ -10,6 +10,11 @@
 //   f32 vectors, rows x dimension, unit length, in the labels' order,
 //   u64 ChecksumOf (index_file.h) of every byte before it.
 //
+// The checksum is computed over the whole file the first time a process
+// opens it once the file is a second old; a stamp beside it
+// (PATH.verified, src/common/verified_stamp.h) then spares later opens the
+// pass over every vector until the file is replaced.
+//
 // Thread-safety: functions of their arguments; the file system decides
 // what concurrent writers see (writes are atomic renames).
 #ifndef ENGRAM_SRC_VINDEX_FLAT_SNAPSHOT_H_
@@ -42,8 +47,9 @@ struct FlatSnapshot {
 };
 
 // NotFound when `path` does not exist; Corruption naming it when it is not
-// a snapshot of `dimension`-d vectors, is cut short, fails its checksum or
-// has labels out of order; IOError when it cannot be mapped.
+// a snapshot of `dimension`-d vectors, is cut short, fails its checksum
+// (when its stamp does not vouch for it) or has labels out of order;
+// IOError when it cannot be mapped.
 Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension);
 
 }  // namespace engram

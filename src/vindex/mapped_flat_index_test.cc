@@ -7,10 +7,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "src/common/verified_stamp.h"
 #include "src/vindex/flat_snapshot.h"
 #include "src/vindex/test_vectors.h"
 #include "tests/test_util.h"
@@ -120,6 +125,40 @@ TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
   ::engram::testing::WriteFile(path, "not a snapshot at all, no");
   EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
               HasSubstr("not a flat index snapshot"));
+}
+
+// A snapshot checked whole once is vouched for by its stamp
+// (src/common/verified_stamp.h) until it changes: a rewrite is checked
+// again and its damage found; damage the stamp cannot see is trusted.
+TEST(MappedFlatIndexTest, AVerifiedSnapshotIsCheckedAgainOnlyWhenItChanges) {
+  FlatIndex flat(8);
+  const std::vector<float> data = RandomUnitVectors(50, 8, 2);
+  for (size_t i = 0; i < 50; ++i)
+    ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(i), Row(data, 8, i)).ok());
+  ::engram::testing::TempDir dir;
+  const std::string path = dir.File("scope.flat");
+  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+  ASSERT_TRUE(MappedFlatIndex::Open(path, 8, nullptr).ok());
+  // Just written: not stamped yet (file times tick coarsely).
+  EXPECT_FALSE(std::filesystem::exists(path + ".verified"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(MappedFlatIndex::Open(path, 8, nullptr).ok());
+  ASSERT_TRUE(std::filesystem::exists(path + ".verified"));
+
+  const std::string bytes = ::engram::testing::ReadFile(path);
+  std::string flipped = bytes;
+  flipped[flipped.size() / 2] ^= 0x01;
+  ::engram::testing::WriteFile(path, flipped);
+  EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
+              HasSubstr("checksum mismatch"));
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto changed = FileContents::Map(path);
+  ASSERT_TRUE(changed.ok());
+  uint64_t trailer = 0;
+  std::memcpy(&trailer, flipped.data() + flipped.size() - sizeof(trailer), sizeof(trailer));
+  WriteVerifiedStamp(path, (*changed)->FileStamp(), trailer);
+  EXPECT_TRUE(MappedFlatIndex::Open(path, 8, nullptr).ok());
 }
 
 }  // namespace

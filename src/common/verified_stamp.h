@@ -1,8 +1,10 @@
-// A record, beside a model file, that its full checksum was verified, so a
-// later process need not hash all of it again (48 MB, about 11 ms here, on
+// A record, beside a large file engram checks by a checksum (the model
+// file, a scope's vector snapshot), that the checksum was verified over
+// every byte, so a later process need not read all of it again to check it
+// (the 48 MB model, about 11 ms here; a 20 MB snapshot, about 10 ms; on
 // every start of a one-shot command). `PATH.verified` holds one line:
 //
-//   engram-model-verified 1 DEVICE INODE SIZE MTIME_NS CTIME_NS CHECKSUM
+//   engram-verified 1 DEVICE INODE SIZE MTIME_NS CTIME_NS CHECKSUM
 //
 // the FileContents::Stamp of the file as verified and the checksum its
 // trailer declares. A process that opens the file and finds the same stamp
@@ -11,7 +13,7 @@
 // reader verifies it whole and records the new stamp. What a stamp does not
 // catch is a change of the bytes on disk underneath the file system (bit
 // rot); a full check on demand (UseLiteModelReadOptions::full_check, `engram
-// check`) does.
+// check`) does, for the model.
 //
 // Writing is best effort: the stamp is written through a temporary file
 // renamed into place, mode 0600, and a directory the process cannot write
@@ -20,8 +22,8 @@
 // stamped yet: file times tick coarsely, and a second change within one
 // tick would leave an earlier stamp matching. Thread-safe; processes may race to write the same
 // stamp.
-#ifndef ENGRAM_SRC_EMBED_MODEL_STAMP_H_
-#define ENGRAM_SRC_EMBED_MODEL_STAMP_H_
+#ifndef ENGRAM_SRC_COMMON_VERIFIED_STAMP_H_
+#define ENGRAM_SRC_COMMON_VERIFIED_STAMP_H_
 
 #include <cstdint>
 #include <string>
@@ -30,15 +32,15 @@
 
 namespace engram {
 
-// Whether `model_path`'s stamp file records `stamp` and `checksum`.
-bool ModelStampMatches(const std::string& model_path, const FileContents::Stamp& stamp,
-                       uint64_t checksum);
+// Whether `path`'s stamp file records `stamp` and `checksum`.
+bool VerifiedStampMatches(const std::string& path, const FileContents::Stamp& stamp,
+                          uint64_t checksum);
 
 // Records that the file with `stamp` and `checksum` was verified whole,
 // unless it changed less than a second ago.
-void WriteModelStamp(const std::string& model_path, const FileContents::Stamp& stamp,
-                     uint64_t checksum);
+void WriteVerifiedStamp(const std::string& path, const FileContents::Stamp& stamp,
+                        uint64_t checksum);
 
 }  // namespace engram
 
-#endif  // ENGRAM_SRC_EMBED_MODEL_STAMP_H_
+#endif  // ENGRAM_SRC_COMMON_VERIFIED_STAMP_H_

@@ -1,4 +1,4 @@
-#include "src/embed/model_stamp.h"
+#include "src/common/verified_stamp.h"
 
 #include <time.h>
 
@@ -12,7 +12,7 @@ namespace engram {
 namespace {
 
 constexpr char kStampSuffix[] = ".verified";
-constexpr char kStampHeader[] = "engram-model-verified 1";
+constexpr char kStampHeader[] = "engram-verified 1";
 // A file changed less than this long ago is not stamped: file times tick
 // coarsely (a few ms, a second on some file systems), so a second change
 // within the same tick would leave the stamp matching other bytes.
@@ -33,19 +33,19 @@ std::string StampLine(const FileContents::Stamp& stamp, uint64_t checksum) {
 
 }  // namespace
 
-bool ModelStampMatches(const std::string& model_path, const FileContents::Stamp& stamp,
-                       uint64_t checksum) {
-  std::ifstream in(model_path + kStampSuffix);
+bool VerifiedStampMatches(const std::string& path, const FileContents::Stamp& stamp,
+                          uint64_t checksum) {
+  std::ifstream in(path + kStampSuffix);
   std::string line;
   return in && std::getline(in, line) && line == StampLine(stamp, checksum);
 }
 
-void WriteModelStamp(const std::string& model_path, const FileContents::Stamp& stamp,
-                     uint64_t checksum) {
+void WriteVerifiedStamp(const std::string& path, const FileContents::Stamp& stamp,
+                        uint64_t checksum) {
   if (NowNs() - std::max(stamp.mtime_ns, stamp.ctime_ns) < kSettledNs) return;
   // Best effort: a directory this process cannot write leaves the file
   // unstamped.
-  WriteFileAtomically(model_path + kStampSuffix, StampLine(stamp, checksum) + "\n").IgnoreError();
+  WriteFileAtomically(path + kStampSuffix, StampLine(stamp, checksum) + "\n").IgnoreError();
 }
 
 }  // namespace engram
