@@ -99,14 +99,19 @@ TEST(MappedFlatIndexTest, RanksAsAFlatIndexWithTheSameVectorsThroughEveryChange)
   ExpectSame(**again, flat, 30);
 }
 
-TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
+// Saves 50 random 8-d vectors under labels 0-49 as a snapshot at `path`.
+void SaveSomeSnapshot(const std::string& path, uint32_t seed) {
   FlatIndex flat(8);
-  const std::vector<float> data = RandomUnitVectors(50, 8, 1);
+  const std::vector<float> data = RandomUnitVectors(50, 8, seed);
   for (size_t i = 0; i < 50; ++i)
     ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(i), Row(data, 8, i)).ok());
+  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+}
+
+TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
   ::engram::testing::TempDir dir;
   const std::string path = dir.File("scope.flat");
-  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+  SaveSomeSnapshot(path, 1);
   const std::string bytes = ::engram::testing::ReadFile(path);
   EXPECT_EQ(MappedFlatIndex::Open(dir.File("none.flat"), 8, nullptr).status().code(),
             StatusCode::kNotFound);
@@ -131,13 +136,9 @@ TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
 // (src/common/verified_stamp.h) until it changes: a rewrite is checked
 // again and its damage found; damage the stamp cannot see is trusted.
 TEST(MappedFlatIndexTest, AVerifiedSnapshotIsCheckedAgainOnlyWhenItChanges) {
-  FlatIndex flat(8);
-  const std::vector<float> data = RandomUnitVectors(50, 8, 2);
-  for (size_t i = 0; i < 50; ++i)
-    ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(i), Row(data, 8, i)).ok());
   ::engram::testing::TempDir dir;
   const std::string path = dir.File("scope.flat");
-  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+  SaveSomeSnapshot(path, 2);
   ASSERT_TRUE(MappedFlatIndex::Open(path, 8, nullptr).ok());
   // Just written: not stamped yet (file times tick coarsely).
   EXPECT_FALSE(std::filesystem::exists(path + ".verified"));
