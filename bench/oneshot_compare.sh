@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Two engram binaries side by side on one-shot commands: a 10,000-fact
+# store of scifact sentences embedded with the local model (as
+# bench/cli_speed.sh makes it, imported by NEW), then ROUNDS (21) rounds,
+# each running, for OLD then NEW, a bare start (`engram --version`, which
+# exits with a usage error), a `--mode lexical` search and a blended one,
+# the query moving through the first 20 scifact claims. Each binary has a
+# home of its own (its model file and the stamp beside it), so neither
+# undoes the other's caches; both search the same store. Wall, user and
+# system time per run from bash's `time` (ms resolution); prints the
+# medians of each binary and kind as JSON lines.
+#
+#   bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM
+#
+# The model is converted with the use_lite_convert beside NEW. Needs
+# ../shared/datasets/scifact and python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+old=$(realpath "${1:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
+new=$(realpath "${2:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
+converter=$(dirname "$new")/use_lite_convert
+rounds=${ROUNDS:-21}
+dataset=${DATASETS:-../shared/datasets}/scifact
+if [ ! -f "$dataset/corpus.jsonl" ]; then
+  echo "bench: $dataset/corpus.jsonl is missing; the comparison needs the scifact dataset" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export ENGRAM_CONFIG="$work/none.toml"
+export HOME="$work/user"
+unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
+for side in old new; do
+  if ! scripts/install_model.sh "$converter" "$work/$side/models" 2> "$work/install.log"; then
+    cat "$work/install.log" >&2
+    exit 1
+  fi
+done
+python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
+ENGRAM_HOME="$work/new" "$new" --db "$work/store.db" import "$work/facts.jsonl" > /dev/null
+queries=()
+while IFS= read -r q; do queries+=("$q"); done < <(python3 -c '
+import json,sys
+for i,l in enumerate(open(sys.argv[1])):
+    if i >= 20: break
+    print(json.loads(l)["text"])' "$dataset/queries.jsonl")
+
+# Runs KIND of binary SIDE once and appends "SIDE KIND WALL USER SYS".
+TIMEFORMAT='%3R %3U %3S'
+run() {
+  local side=$1 kind=$2 query=$3 binary=$old
+  [ "$side" = new ] && binary=$new
+  local -a args
+  case $kind in
+    start) args=(--version) ;;
+    lexical) args=(--db "$work/store.db" search "$query" -k 10 --mode lexical) ;;
+    blended) args=(--db "$work/store.db" search "$query" -k 10) ;;
+  esac
+  local times
+  times=$( { time ENGRAM_HOME="$work/$side" "$binary" "${args[@]}" > /dev/null 2>&1; } 2>&1 ) || true
+  echo "$side $kind $times" >> "$work/times.txt"
+}
+# A first round each, not counted: snapshots, stamps and tables written.
+for side in old new; do
+  for kind in lexical blended; do run "$side" "$kind" "${queries[0]}"; done
+done
+sleep 1.5  # files a second old are stamped (src/common/verified_stamp.h)
+for side in old new; do run "$side" blended "${queries[0]}"; done
+: > "$work/times.txt"
+for round in $(seq "$rounds"); do
+  query=${queries[$(( (round - 1) % ${#queries[@]} ))]}
+  for side in old new; do
+    for kind in start lexical blended; do run "$side" "$kind" "$query"; done
+  done
+done
+python3 - "$work/times.txt" <<'EOF'
+import collections, json, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    side, kind, wall, user, system = line.split()
+    runs[(side, kind)].append((float(wall) * 1000, (float(user) + float(system)) * 1000))
+for (side, kind), values in sorted(runs.items()):
+    print(json.dumps({"binary": side, "kind": kind, "runs": len(values),
+                      "wall_ms_median": round(statistics.median(v[0] for v in values), 1),
+                      "cpu_ms_median": round(statistics.median(v[1] for v in values), 1)}))
+EOF
