@@ -72,6 +72,9 @@ std::function<void(std::string_view)> Cli::LogSink() {
 void Cli::ForOneShot(ResolvedConfig* config) {
   config->embedder.map_model_file = true;
   config->engine.map_store = true;
+  // Searches read on the engine's own connection: one connection opened,
+  // and the pages a search read are there for the write of its accesses.
+  config->engine.readers = 0;
   config->engine.vector.flat_snapshots = true;
   config->engine.access_delay_ms = 0;            // written before exit, with no thread for it
   config->engine.vector.hnsw_save_delay_ms = 0;  // the same

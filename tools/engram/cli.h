@@ -56,8 +56,9 @@ class Cli {
   Result<std::unique_ptr<Engine>> OpenEngine(ResolvedConfig config, Embedding embedding);
   // Settings for a command that runs once and exits (every one that opens
   // an engine through OpenEngine, and embed): it maps the model and the
-  // database, reads a large scope's vectors from its snapshot, writes a search's access
-  // counts before it returns and starts no thread for background backfill.
+  // database, opens no reader connections, reads a large scope's vectors
+  // from its snapshot, writes a search's access counts before it returns
+  // and starts no thread for background backfill.
   // The servers load theirs in serving.cc, read the model whole, keep
   // vectors in memory, batch access counts and backfill in the background.
   static void ForOneShot(ResolvedConfig* config);
