@@ -101,6 +101,22 @@ TEST(ConfigTest, WrongTomlTypesAreRefused) {
       << c->warnings[0];
 }
 
+// A table header holding control characters is an error naming the line
+// (toml++ built with its assertions, as a header-only build without
+// NDEBUG would be, aborts on it instead).
+TEST(ConfigTest, ControlCharactersInATableHeaderAreAnErrorNamingTheLine) {
+  testing::TempDir dir;
+  const std::string file = dir.File("config.toml");
+  std::string text = "[search]\nk = 10\n[\x04";
+  text += '\0';
+  text += "sion]\n";
+  testing::WriteFile(file, text);
+  auto c = ResolveConfig(FakeEnv({{"HOME", "/h"}, {"ENGRAM_CONFIG", file}}), {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("line 3"), std::string::npos) << c.status().message();
+}
+
 TEST(ConfigTest, BrokenConfigFileIsAnErrorNamingIt) {
   testing::TempDir dir;
   const std::string file = dir.File("config.toml");
