@@ -21,7 +21,27 @@ struct FdCloser {
   ~FdCloser() { ::close(fd); }
 };
 
+// What identifies the version of the file `info` describes.
+FileContents::Stamp StampFrom(const struct stat& info) {
+  FileContents::Stamp stamp;
+  stamp.device = static_cast<uint64_t>(info.st_dev);
+  stamp.inode = static_cast<uint64_t>(info.st_ino);
+  stamp.size = static_cast<uint64_t>(info.st_size);
+  stamp.mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  stamp.ctime_ns = static_cast<int64_t>(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
+  return stamp;
+}
+
 }  // namespace
+
+Result<FileContents::Stamp> FileContents::StampOf(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return NotFound("read file " + path + ": no such file");
+    return Failed("cannot see", path);
+  }
+  return StampFrom(info);
+}
 
 Result<std::unique_ptr<FileContents>> FileContents::Read(const std::string& path) {
   return Open(path, /*map=*/false);
@@ -42,12 +62,7 @@ Result<std::unique_ptr<FileContents>> FileContents::Open(const std::string& path
   if (::fstat(fd, &info) != 0) return Failed("cannot size", path);
   if (!S_ISREG(info.st_mode)) return IOError("read file " + path + ": not a regular file");
   const auto size = static_cast<size_t>(info.st_size);
-  Stamp stamp;
-  stamp.device = static_cast<uint64_t>(info.st_dev);
-  stamp.inode = static_cast<uint64_t>(info.st_ino);
-  stamp.size = size;
-  stamp.mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
-  stamp.ctime_ns = static_cast<int64_t>(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
+  const Stamp stamp = StampFrom(info);
   if (size == 0) return std::unique_ptr<FileContents>(new FileContents(nullptr, 0, stamp));
   if (map) {
     void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

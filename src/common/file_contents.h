@@ -48,6 +48,10 @@ class FileContents {
     bool operator==(const Stamp&) const = default;
   };
 
+  // The stamp of the file at `path` as it is now, without reading it.
+  // NotFound when it does not exist, IOError when it cannot be seen.
+  static Result<Stamp> StampOf(const std::string& path);
+
   FileContents(const FileContents&) = delete;
   FileContents& operator=(const FileContents&) = delete;
   ~FileContents();

@@ -31,13 +31,21 @@ std::string StampLine(const FileContents::Stamp& stamp, uint64_t checksum) {
   return line.str();
 }
 
-}  // namespace
-
-bool VerifiedStampMatches(const std::string& path, const FileContents::Stamp& stamp,
-                          uint64_t checksum) {
+// Whether `path`'s stamp file records `stamp` and `checksum`.
+bool StampMatches(const std::string& path, const FileContents::Stamp& stamp, uint64_t checksum) {
   std::ifstream in(path + kStampSuffix);
   std::string line;
   return in && std::getline(in, line) && line == StampLine(stamp, checksum);
+}
+
+}  // namespace
+
+bool ChecksumVerified(const std::string& path, const FileContents::Stamp& stamp, uint64_t stored,
+                      const std::function<uint64_t()>& checksum, bool full) {
+  if (!full && StampMatches(path, stamp, stored)) return true;
+  if (checksum() != stored) return false;
+  WriteVerifiedStamp(path, stamp, stored);
+  return true;
 }
 
 void WriteVerifiedStamp(const std::string& path, const FileContents::Stamp& stamp,

@@ -20,21 +20,25 @@
 // (a system-wide install) simply leaves the file unstamped, verified whole
 // by every process. A file changed less than a second before is not
 // stamped yet: file times tick coarsely, and a second change within one
-// tick would leave an earlier stamp matching. Thread-safe; processes may race to write the same
-// stamp.
+// tick would leave an earlier stamp matching. Thread-safe; processes may
+// race to write the same stamp.
 #ifndef ENGRAM_SRC_COMMON_VERIFIED_STAMP_H_
 #define ENGRAM_SRC_COMMON_VERIFIED_STAMP_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "src/common/file_contents.h"
 
 namespace engram {
 
-// Whether `path`'s stamp file records `stamp` and `checksum`.
-bool VerifiedStampMatches(const std::string& path, const FileContents::Stamp& stamp,
-                          uint64_t checksum);
+// Whether the file at `path`, as `stamp` describes it, holds the checksum
+// `stored` its trailer declares: at once when its stamp file records that
+// (unless `full`); else `checksum()` is computed over its bytes and
+// compared, and a match is stamped for the next reader.
+bool ChecksumVerified(const std::string& path, const FileContents::Stamp& stamp, uint64_t stored,
+                      const std::function<uint64_t()>& checksum, bool full = false);
 
 // Records that the file with `stamp` and `checksum` was verified whole,
 // unless it changed less than a second ago.

@@ -155,11 +155,10 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
   const std::string_view body(bytes.data(), bytes.size() - kTrailerSize);
   uint64_t stored_sum = 0;
   std::memcpy(&stored_sum, bytes.data() + body.size(), kTrailerSize);
-  if (options.full_check || !VerifiedStampMatches(path, storage->FileStamp(), stored_sum)) {
-    if (stored_sum != FastChecksum64(body)) {
-      return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
-    }
-    WriteVerifiedStamp(path, storage->FileStamp(), stored_sum);
+  if (!ChecksumVerified(
+          path, storage->FileStamp(), stored_sum, [&] { return FastChecksum64(body); },
+          options.full_check)) {
+    return Malformed(path, "checksum mismatch (truncated or corrupted; convert it again)");
   }
 
   Reader reader(body, kMagicSize);

@@ -1,7 +1,5 @@
 #include "src/text/bilingual_dictionary.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -47,17 +45,18 @@ std::string_view Trim(std::string_view s) {
 }
 
 // What a dictionary's table is made from, as its stamp line: the table's
-// format, the analyser, the translations kept per term, and the sizes and
-// modification times of the index and the text. Empty when either file
+// format, the analyser, the translations kept per term, and the stamps
+// (FileContents::Stamp) of the index and the text. Empty when either file
 // cannot be seen (Load then says why).
 std::string SourceStamp(const std::string& index_path, const std::string& text_path) {
   std::string stamp = "engram dictionary terms 1; analyzer " + std::to_string(kAnalyzerVersion) +
                       "; translations " + std::to_string(BilingualDictionary::kMaxTranslations);
   for (const std::string& path : {index_path, text_path}) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return {};
-    stamp += "; " + std::to_string(st.st_size) + " bytes " +
-             std::to_string(int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec) + " ns";
+    const auto file = FileContents::StampOf(path);
+    if (!file.ok()) return {};
+    stamp += "; " + std::to_string(file->device) + " " + std::to_string(file->inode) + " " +
+             std::to_string(file->size) + " " + std::to_string(file->mtime_ns) + " " +
+             std::to_string(file->ctime_ns);
   }
   return stamp;
 }

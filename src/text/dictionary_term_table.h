@@ -4,8 +4,8 @@
 // (docs/ARCHITECTURE.md, "One-shot processes").
 //
 // The file is text. Its first line is the stamp of what it was made from
-// (the format, the analyser's version, the source files' sizes and
-// modification times: BilingualDictionary writes it); then one line per
+// (the format, the analyser's version, the source files' stamps:
+// BilingualDictionary writes it); then one line per
 // source-language term, sorted by bytes:
 //
 //   TERM US TRANSLATION RS WORD US TRANSLATION RS WORD ... LF

@@ -98,9 +98,9 @@ Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension)
   std::memcpy(&stored, bytes.data() + body.size(), sizeof(stored));
   // Checked whole once; then while the file is as it was checked, its
   // stamp says so (src/common/verified_stamp.h).
-  if (!VerifiedStampMatches(path, snapshot.file->FileStamp(), stored)) {
-    if (stored != ChecksumOf(body)) return Bad(path, "checksum mismatch");
-    WriteVerifiedStamp(path, snapshot.file->FileStamp(), stored);
+  if (!ChecksumVerified(path, snapshot.file->FileStamp(), stored,
+                        [&] { return ChecksumOf(body); })) {
+    return Bad(path, "checksum mismatch");
   }
 
   snapshot.stamp.assign(bytes.data() + kHeaderBytes, stamp_bytes);
