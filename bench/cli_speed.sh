@@ -42,10 +42,7 @@ trap 'rm -rf "$work"' EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export ENGRAM_HOME="$work/home"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR
-if ! scripts/install_model.sh "$converter" "$ENGRAM_HOME/models" 2> "$work/install.log"; then
-  cat "$work/install.log" >&2
-  exit 1
-fi
+install_model "$converter" "$ENGRAM_HOME/models" || exit 1
 python3 bench/make_facts.py "$dataset/corpus.jsonl" docs "$work/docs.jsonl"
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts10k.jsonl"
 
@@ -79,11 +76,7 @@ if [ -z "$added" ] || [ "${embedded:-0}" != "$added" ]; then
 fi
 
 queries=()
-while IFS= read -r q; do queries+=("$q"); done < <(python3 -c '
-import json,sys
-for i,l in enumerate(open(sys.argv[1])):
-    if i >= 20: break
-    print(json.loads(l)["text"])' "$dataset/queries.jsonl")
+while IFS= read -r q; do queries+=("$q"); done < <(first_queries "$dataset/queries.jsonl" 20)
 if ! "$engram" --db "$work/search.db" search "${queries[0]}" --json --no-record |
   python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["semantic"] else 1)'; then
   echo "bench: the default search did not use the semantic signal" >&2

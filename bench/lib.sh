@@ -16,3 +16,28 @@ start_server() {
   port=$(grep -o "serving http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$")
   [ -n "$port" ] || { cat "$log" >&2; return 1; }
 }
+
+# install_model CONVERTER DIR: converts the embedded model into DIR with
+# scripts/install_model.sh, quietly; on failure prints its messages and
+# returns 1.
+install_model() {
+  local log
+  log=$(mktemp)
+  if ! scripts/install_model.sh "$1" "$2" 2> "$log"; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
+# first_queries QUERIES_JSONL N: the text of the first N queries of a BEIR
+# queries file, one a line.
+first_queries() {
+  python3 -c '
+import json, sys
+for i, line in enumerate(open(sys.argv[1])):
+    if i >= int(sys.argv[2]):
+        break
+    print(json.loads(line)["text"])' "$1" "$2"
+}

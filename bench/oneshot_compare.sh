@@ -16,6 +16,7 @@
 # ../shared/datasets/scifact and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 old=$(realpath "${1:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
 new=$(realpath "${2:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
 converter=$(dirname "$new")/use_lite_convert
@@ -31,20 +32,11 @@ trap 'rm -rf "$work"' EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export HOME="$work/user"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
-for side in old new; do
-  if ! scripts/install_model.sh "$converter" "$work/$side/models" 2> "$work/install.log"; then
-    cat "$work/install.log" >&2
-    exit 1
-  fi
-done
+for side in old new; do install_model "$converter" "$work/$side/models" || exit 1; done
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
 ENGRAM_HOME="$work/new" "$new" --db "$work/store.db" import "$work/facts.jsonl" > /dev/null
 queries=()
-while IFS= read -r q; do queries+=("$q"); done < <(python3 -c '
-import json,sys
-for i,l in enumerate(open(sys.argv[1])):
-    if i >= 20: break
-    print(json.loads(l)["text"])' "$dataset/queries.jsonl")
+while IFS= read -r q; do queries+=("$q"); done < <(first_queries "$dataset/queries.jsonl" 20)
 
 # Runs KIND of binary SIDE once and appends "SIDE KIND WALL USER SYS".
 TIMEFORMAT='%3R %3U %3S'
