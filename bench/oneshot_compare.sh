@@ -5,10 +5,13 @@
 # each running, for OLD then NEW, a bare start (`engram --version`, which
 # exits with a usage error), a `--mode lexical` search and a blended one,
 # the query moving through the first 20 scifact claims. Each binary has a
-# home of its own (its model file and the stamp beside it), so neither
-# undoes the other's caches; both search the same store. Wall, user and
-# system time per run from bash's `time` (ms resolution); prints the
-# medians of each binary and kind as JSON lines.
+# home of its own (its model file and the stamp beside it) and a copy of
+# the store (with the vector snapshot it writes), so neither undoes the
+# other's caches. Before the counted rounds, every file of both is dropped
+# from the page cache (as after a reboot, or after memory pressure evicted
+# them) and read back by one uncounted search of its own binary, so each
+# binary's own reads decide how the cache holds its files. Wall, user and system time per run from bash's `time` (ms
+# resolution); prints the medians of each binary and kind as JSON lines.
 #
 #   bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM
 #
@@ -34,7 +37,8 @@ export HOME="$work/user"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
 for side in old new; do install_model "$converter" "$work/$side/models" || exit 1; done
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
-ENGRAM_HOME="$work/new" "$new" --db "$work/store.db" import "$work/facts.jsonl" > /dev/null
+ENGRAM_HOME="$work/new" "$new" --db "$work/new/store.db" import "$work/facts.jsonl" > /dev/null
+cp "$work/new/store.db" "$work/old/store.db"
 queries=()
 while IFS= read -r q; do queries+=("$q"); done < <(first_queries "$dataset/queries.jsonl" 20)
 
@@ -46,18 +50,34 @@ run() {
   local -a args
   case $kind in
     start) args=(--version) ;;
-    lexical) args=(--db "$work/store.db" search "$query" -k 10 --mode lexical) ;;
-    blended) args=(--db "$work/store.db" search "$query" -k 10) ;;
+    lexical) args=(--db "$work/$side/store.db" search "$query" -k 10 --mode lexical) ;;
+    blended) args=(--db "$work/$side/store.db" search "$query" -k 10) ;;
   esac
   local times
   times=$( { time ENGRAM_HOME="$work/$side" "$binary" "${args[@]}" > /dev/null 2>&1; } 2>&1 ) || true
   echo "$side $kind $times" >> "$work/times.txt"
 }
-# A first round each, not counted: snapshots, stamps and tables written.
+# Drops every file under the homes from the page cache.
+drop_cached() {
+  python3 - "$work/old" "$work/new" <<'EOF'
+import os, sys
+for home in sys.argv[1:]:
+    for root, _, files in os.walk(home):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+EOF
+}
+# Two rounds each, not counted: snapshots, stamps and tables written;
+# then, from a page cache without the files, one that reads them back.
 for side in old new; do
   for kind in lexical blended; do run "$side" "$kind" "${queries[0]}"; done
 done
 sleep 1.5  # files a second old are stamped (src/common/verified_stamp.h)
+for side in old new; do run "$side" blended "${queries[0]}"; done
+drop_cached
 for side in old new; do run "$side" blended "${queries[0]}"; done
 : > "$work/times.txt"
 for round in $(seq "$rounds"); do

@@ -32,6 +32,34 @@ FileContents::Stamp StampFrom(const struct stat& info) {
   return stamp;
 }
 
+// Maps `size` bytes of `fd` read-only at an address that is a multiple of
+// kLargePage, and asks for large pages there: the page cache then fills
+// what it reads for this mapping in large folios, and a mapping of a file
+// held in large folios takes a fault per folio rather than one per 16
+// pages. nullptr (errno set) when it cannot.
+const char* MapAligned(int fd, size_t size) {
+  constexpr size_t kLargePage = size_t{2} << 20;
+  const size_t reserved = size + kLargePage;
+  void* area = ::mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED) return nullptr;
+  char* const base = static_cast<char*>(area);
+  const size_t lead = (kLargePage - reinterpret_cast<uintptr_t>(base) % kLargePage) % kLargePage;
+  void* mapped = ::mmap(base + lead, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  if (mapped == MAP_FAILED) {
+    const int error = errno;
+    ::munmap(area, reserved);
+    errno = error;
+    return nullptr;
+  }
+  // Give back the reservation around the mapping.
+  if (lead > 0) ::munmap(base, lead);
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t used = lead + (size + page - 1) / page * page;
+  if (reserved > used) ::munmap(base + used, reserved - used);
+  ::madvise(mapped, size, MADV_HUGEPAGE);  // a hint only
+  return static_cast<const char*>(mapped);
+}
+
 }  // namespace
 
 Result<FileContents::Stamp> FileContents::StampOf(const std::string& path) {
@@ -65,10 +93,9 @@ Result<std::unique_ptr<FileContents>> FileContents::Open(const std::string& path
   const Stamp stamp = StampFrom(info);
   if (size == 0) return std::unique_ptr<FileContents>(new FileContents(nullptr, 0, stamp));
   if (map) {
-    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mapped == MAP_FAILED) return Failed("cannot map", path);
-    return std::unique_ptr<FileContents>(
-        new FileContents(static_cast<const char*>(mapped), size, stamp));
+    const char* mapped = MapAligned(fd, size);
+    if (mapped == nullptr) return Failed("cannot map", path);
+    return std::unique_ptr<FileContents>(new FileContents(mapped, size, stamp));
   }
 
   // Anonymous pages, not the heap: page-aligned, returned to the system
