@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -520,9 +521,12 @@ std::vector<float> RandomValues(size_t count, uint32_t seed) {
   return values;
 }
 
+// Every build of the packed kernel this CPU runs.
 std::vector<UseLiteIsa> IsasToTest() {
-  std::vector<UseLiteIsa> isas = {UseLiteIsa::kPortable};
-  if (UseLiteBestIsa() != UseLiteIsa::kPortable) isas.push_back(UseLiteBestIsa());
+  std::vector<UseLiteIsa> isas;
+  for (const UseLiteIsa isa : {UseLiteIsa::kPortable, UseLiteIsa::kAvx2, UseLiteIsa::kAvx512}) {
+    if (UseLiteRuns(isa)) isas.push_back(isa);
+  }
   return isas;
 }
 
@@ -609,6 +613,33 @@ TEST(UseLiteKernelsTest, DenseRowIsBitIdenticalAloneOrInAnyBatch) {
       std::vector<float> one(out);
       UseLiteDense(x.data() + r * in, 1, dense, one.data(), {}, isa);
       for (size_t c = 0; c < out; ++c) ASSERT_EQ(one[c], all[r * out + c]) << r << ", " << c;
+    }
+  }
+}
+
+TEST(UseLiteKernelsTest, TheBuildsWithFmaAreBitIdentical) {
+  if (!UseLiteRuns(UseLiteIsa::kAvx512)) GTEST_SKIP() << "this CPU has no AVX-512F";
+  for (const size_t out : {16, 70, 144}) {
+    const size_t in = 300;
+    const std::vector<float> kernel = RandomValues(in * out, 12);
+    const std::vector<float> bias = RandomValues(out, 13);
+    const UseLitePackedDense dense(kernel.data(), bias.data(), in, out);
+    for (const size_t rows : {1, 2, 3, 4, 5, 6, 7, 13, 49}) {
+      const std::vector<float> x = RandomValues(rows * in, 14);
+      const std::vector<float> residual = RandomValues(rows * out, 15);
+      for (const bool relu : {false, true}) {
+        UseLiteDenseEpilogue epilogue;
+        epilogue.relu = relu;
+        epilogue.residual = residual.data();
+        std::vector<float> avx2(rows * out);
+        std::vector<float> avx512(rows * out, NAN);
+        UseLiteDense(x.data(), rows, dense, avx2.data(), epilogue, UseLiteIsa::kAvx2);
+        UseLiteDense(x.data(), rows, dense, avx512.data(), epilogue, UseLiteIsa::kAvx512);
+        for (size_t i = 0; i < avx2.size(); ++i) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(avx2[i]), std::bit_cast<uint32_t>(avx512[i]))
+              << "out " << out << " rows " << rows << " relu " << relu << " at " << i;
+        }
+      }
     }
   }
 }

@@ -9,9 +9,10 @@
 //    or copies, the faster for a handful of rows (a search query). Every
 //    output element is summed over the input in index order whatever the
 //    row count, so a row gets bit-identical values alone or in any batch.
-//    It has two builds, chosen once per process: AVX2+FMA where the CPU has
-//    them (the default compile flags do not assume it), else portable C++;
-//    the two differ by float rounding only (FMA rounds once);
+//    It has three builds, the best the CPU runs chosen once per process
+//    (the default compile flags assume none): AVX-512, AVX2+FMA, and
+//    portable C++. The two with FMA give bit-identical values; the
+//    portable one differs by float rounding only (FMA rounds once);
 //  - UseLiteDenseSgemm, OpenBLAS cblas_sgemm over the row-major kernel,
 //    the faster for many rows (an import). OpenBLAS blocks the sums its own
 //    way, so its values differ from UseLiteDense's in the last bits, and
@@ -32,14 +33,19 @@
 
 namespace engram {
 
-// Which build of the dense kernel runs.
+// Which build of the dense kernel runs; each later one needs what the one
+// before it needs.
 enum class UseLiteIsa {
   kPortable,  // plain C++ (SSE2 on x86-64)
   kAvx2,      // AVX2 + FMA, x86-64 only
+  kAvx512,    // AVX-512F as well: the same values as kAvx2, bit for bit
 };
 
-// The best build this CPU runs (kAvx2 when it has AVX2 and FMA).
+// The best build this CPU runs (kAvx512 when it has AVX-512F, AVX2 and FMA;
+// kAvx2 when it has AVX2 and FMA).
 UseLiteIsa UseLiteBestIsa();
+// Whether this CPU runs `isa`.
+bool UseLiteRuns(UseLiteIsa isa);
 
 // Columns per panel of a packed dense kernel.
 inline constexpr size_t kUseLitePanelWidth = 16;
@@ -114,7 +120,8 @@ struct UseLiteDenseEpilogue {
 
 // y[rows, out] = x[rows, in] · kernel + bias, then the epilogue, on the
 // panels. `y` must not overlap `x`. Summation over `in` is in index order
-// for every element.
+// for every element. Runs the build `isa`, or the best this CPU runs when
+// it does not run `isa`.
 void UseLiteDense(const float* x, size_t rows, const UseLitePackedDense& dense, float* y,
                   const UseLiteDenseEpilogue& epilogue = {}, UseLiteIsa isa = UseLiteBestIsa());
 
