@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
   python3-pytest python3-venv python3-pip dpkg-dev zlib1g-dev dict-freedict-por-eng dict-freedict-eng-por
+  libpq-dev postgresql
   "$@"
 )
 
@@ -34,5 +35,12 @@ echo "setup: installing ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# The tests run PostgreSQL clusters of their own (scripts/pg_cluster.sh):
+# installing the server must not also create and start a system-wide one.
+if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+  $sudo mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" |
+    $sudo tee /etc/postgresql-common/createcluster.d/engram-no-main-cluster.conf > /dev/null
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "src/common/url_for_message.h"
 #include "src/config/provider_settings.h"
 #include "src/embed/local_embedder.h"
 #include "src/http/http_transport.h"

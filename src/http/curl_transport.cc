@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "src/common/url_for_message.h"
 #include "src/http/curl_api.h"
 #include "src/http/http_client.h"
 

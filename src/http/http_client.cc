@@ -14,6 +14,7 @@
 #include "engram/clock.h"
 #include "src/common/json_text.h"
 #include "src/common/time_format.h"
+#include "src/common/url_for_message.h"
 
 namespace engram {
 

@@ -22,11 +22,6 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 // The value of the first header named `name` (case-insensitive).
 std::optional<std::string> FindHeader(const HttpHeaders& headers, std::string_view name);
 
-// `url` as it may appear in a log line or an error: scheme, host, port and
-// path, without user info, query or fragment (where keys like to hide).
-// "https://u:p@host:8443/v1/x?key=k" -> "https://host:8443/v1/x".
-std::string UrlForMessage(std::string_view url);
-
 struct HttpRequest {
   std::string method = "POST";
   std::string url;  // absolute: scheme://host[:port]/path[?query]
