@@ -35,7 +35,6 @@
 #include "bench/vector_data.h"
 #include "engram/engine.h"
 #include "src/engine/vector_cache.h"
-#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/flat_index.h"
@@ -190,7 +189,6 @@ class Bench {
     FactStoreOptions o;
     o.path = db_path_;
     o.create_if_missing = false;
-    o.on_connect = &RegisterEngramFts5;
     auto store = FactStore::Open(o);
     if (!store.ok()) return Fail("open store", store.status());
     f->store = std::move(*store);

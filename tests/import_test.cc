@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <thread>
 
-#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "tests/cli_runner.h"
 #include "tests/store_for_test.h"

@@ -8,6 +8,7 @@
 #include "src/common/json_text.h"
 #include "src/common/vector_blob.h"
 #include "src/store/fact_store.h"
+#include "src/store/fts5_engram.h"
 
 namespace engram {
 namespace {
@@ -298,7 +299,9 @@ Result<ChunkMatches> ContextStore::Match(const std::vector<int64_t>& ids,
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     Bm25Match m;
-    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeQueryTermFrequencies(s.ColumnBlob(1), phrases, 1));
+    ENGRAM_ASSIGN_OR_RETURN(const std::vector<int32_t> by_phrase,
+                            DecodeTermFrequencies(s.ColumnBlob(1), phrases.phrases.size(), 1));
+    m.tf = FoldPhraseFrequencies(by_phrase, phrases, 1);
     m.field_len = {static_cast<double>(s.ColumnInt(2))};
     out.rowids.push_back(s.ColumnInt(0));
     out.matches.push_back(std::move(m));

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "src/common/hash.h"
-#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
 #include "src/store/vector_store.h"
 #include "tests/test_util.h"
@@ -23,7 +22,6 @@ class ContextStoreTest : public ::testing::Test {
   void SetUp() override {
     FactStoreOptions options;
     options.path = dir_.File("memory.db");
-    options.on_connect = &RegisterEngramFts5;
     auto store = FactStore::Open(options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);

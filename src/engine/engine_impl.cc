@@ -9,7 +9,6 @@
 
 #include "src/context/context_store.h"
 #include "src/engine/fact_validator.h"
-#include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_id.h"
 #include "src/store/version_store.h"
@@ -40,7 +39,6 @@ FactStoreOptions StoreOptionsFor(const EngineOptions& opts) {
   store_options.path = opts.db_path;
   store_options.create_if_missing = opts.create_if_missing;
   store_options.busy_timeout_ms = opts.busy_timeout_ms;
-  store_options.on_connect = &RegisterEngramFts5;
   // SQLite caps the map at its compile-time largest (2 GB by default).
   if (opts.map_store) store_options.mmap_bytes = std::numeric_limits<int64_t>::max();
   return store_options;

@@ -431,9 +431,9 @@ bool FallbackMode(FusionMode mode) {
 // The lexical hits, each with its BM25 score and matched terms.
 Status GatherLexical(FactStore& store, SearchState* s) {
   if (!UsesLexical(s->options.mode)) return Status::OK();
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                          SearchLexical(store.db(), s->lexical, s->scopes, s->opts.bm25,
-                                        s->visibility, &s->term_counts));
+  ENGRAM_ASSIGN_OR_RETURN(
+      std::vector<LexicalHit> hits,
+      SearchLexical(store, s->lexical, s->scopes, s->opts.bm25, s->visibility, &s->term_counts));
   for (LexicalHit& h : hits) {
     s->by_rowid[h.rowid] = s->gathered.size();
     s->gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,

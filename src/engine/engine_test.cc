@@ -8,7 +8,7 @@
 #include <functional>
 #include <sstream>
 
-#include "src/lexical/fts5_engram.h"
+#include "src/store/fts5_engram.h"
 #include "src/store/sqlite_db.h"
 #include "tests/test_util.h"
 

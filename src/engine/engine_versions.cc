@@ -96,7 +96,7 @@ Result<std::vector<double>> EngineImpl::TermOverlaps(
   }
   std::unordered_map<std::string, TermStatistics> stats;
   for (const auto& [scope, all] : scope_terms) {
-    ENGRAM_ASSIGN_OR_RETURN(stats[scope], TermDocumentFrequencies(store_->db(), all, scope));
+    ENGRAM_ASSIGN_OR_RETURN(stats[scope], TermDocumentFrequencies(*store_, all, scope));
   }
   std::vector<double> overlap;
   overlap.reserve(pairs.size());

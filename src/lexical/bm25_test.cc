@@ -6,7 +6,6 @@
 
 #include <map>
 
-#include "src/lexical/fts5_engram.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_store.h"
 #include "tests/store_for_test.h"
@@ -52,7 +51,7 @@ class Bm25CorpusTest : public ::testing::Test {
   }
 
   std::map<std::string, double> Scores(const std::string& query, const Bm25Options& o = {}) {
-    auto hits = SearchLexical(store_->db(), AnalyzeQuery(query), {}, o);
+    auto hits = SearchLexical(*store_, AnalyzeQuery(query), {}, o);
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     std::map<std::string, double> out;
     for (const auto& h : *hits) out[h.id] = h.score;

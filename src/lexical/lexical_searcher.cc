@@ -1,50 +1,18 @@
 #include "src/lexical/lexical_searcher.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "src/lexical/bm25.h"
-#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_store.h"
-#include "src/store/schema.h"
 #include "src/text/analyzer.h"
 #include "src/text/bilingual_dictionary.h"
 
 namespace engram {
 
-std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column) {
-  std::string out;
-  for (const auto& t : terms) {
-    if (!out.empty()) out += " OR ";
-    out += '"';
-    for (char c : t) {
-      if (c == '"') out += '"';
-      out += c;
-    }
-    out += '"';
-  }
-  return column.empty() ? out : std::string(column) + " : (" + out + ")";
-}
-
-Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_phrases,
-                                                   size_t n_fields) {
-  const size_t want = n_phrases * n_fields * sizeof(int32_t);
-  if (blob.size() != want) {
-    return Internal("lexical: search: term-frequency blob of " + std::to_string(blob.size()) +
-                    " bytes, expected " + std::to_string(want));
-  }
-  std::vector<int32_t> tf(n_phrases * n_fields);
-  std::memcpy(tf.data(), blob.data(), blob.size());
-  return tf;
-}
-
-Result<std::vector<int32_t>> DecodeQueryTermFrequencies(std::string_view blob,
-                                                        const QueryPhrases& phrases,
-                                                        size_t n_fields) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<int32_t> by_phrase,
-                          DecodeTermFrequencies(blob, phrases.phrases.size(), n_fields));
+std::vector<int32_t> FoldPhraseFrequencies(const std::vector<int32_t>& by_phrase,
+                                           const QueryPhrases& phrases, size_t n_fields) {
   std::vector<int32_t> by_term(phrases.of_term.size() * n_fields, 0);
   for (size_t t = 0; t < phrases.of_term.size(); ++t) {
     for (const size_t p : phrases.of_term[t]) {
@@ -226,63 +194,43 @@ FactTextCounts CountFactText(std::string_view content, const std::vector<std::st
 
 int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }
 
-Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
-                                              const std::vector<std::string>& scopes_in,
+Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQuery& query,
+                                              const std::vector<std::string>& scopes,
                                               const Bm25Options& options,
                                               const FactVisibility& visibility,
                                               QueryTermCounts* counts) {
   std::vector<LexicalHit> out;
   if (query.terms.empty()) return out;
-  const auto scopes = ScopesOrDefault(scopes_in);
 
-  // Collection statistics of the searched scopes, one row per scope.
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement totals,
-      db->Prepare("SELECT coalesce(sum(facts), 0), total(content_terms), total(tags_terms), "
-                  "total(portuguese_facts) "
-                  "FROM scope_stats WHERE scope IN (" +
-                  Placeholders(scopes.size()) + ")"));
-  BindScopes(&totals, 1, scopes);
-  ENGRAM_ASSIGN_OR_RETURN(bool has_row, totals.Step());
-  const int64_t n_docs = has_row ? totals.ColumnInt(0) : 0;
+  // Collection statistics of the searched scopes.
+  ENGRAM_ASSIGN_OR_RETURN(const FullTextTotals totals, store.FullTextTotalsOf(scopes));
+  const int64_t n_docs = totals.facts;
   if (counts != nullptr) *counts = QueryTermCounts{n_docs, {}};
   if (n_docs == 0) return out;
-  const double avg_content = totals.ColumnDouble(1) / static_cast<double>(n_docs);
-  const double avg_tags = totals.ColumnDouble(2) / static_cast<double>(n_docs);
+  const double avg_content = totals.content_terms / static_cast<double>(n_docs);
+  const double avg_tags = totals.tags_terms / static_cast<double>(n_docs);
   const QueryPhrases phrases =
-      PhrasesOf(totals.ColumnDouble(3) > 0 ? WithPortugueseForms(query) : query);
+      PhrasesOf(totals.portuguese_facts > 0 ? WithPortugueseForms(query) : query);
 
-  // CROSS JOIN pins the order: FTS5 finds the matches once, then each is
-  // looked up by rowid. Left to itself the planner may walk the scope's
-  // facts and re-run the MATCH per row, 50x slower on 1,400 facts. The
-  // lookup reads the rank index, not the rows with their content.
   ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db->Prepare(std::string("SELECT f.rowid, f.id, engram_tf(facts_fts), f.content_terms, "
-                              "f.tags_terms, f.access_count, f.last_accessed, f.scope, "
-                              "f.created_at FROM facts_fts CROSS JOIN facts f INDEXED BY ") +
-                  kRankIndexName +
-                  " ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
-                  Placeholders(scopes.size()) + ")" + visibility.Condition("f")));
-  s.BindText(1, FtsMatchExpression(phrases.phrases, options.tag_boost <= 0 ? "content" : ""));
-  BindScopes(&s, 2, scopes);
-  BindVisibility(&s, visibility);
+      std::vector<FullTextMatch> found,
+      store.MatchFullText(phrases.phrases, options.tag_boost <= 0, scopes, visibility));
+  constexpr size_t kFields = 2;  // content, tags
   std::vector<Bm25Match> matches;
-  while (true) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    LexicalHit hit;
-    hit.rowid = s.ColumnInt(0);
-    hit.id = s.ColumnText(1);
+  matches.reserve(found.size());
+  out.reserve(found.size());
+  for (FullTextMatch& f : found) {
     Bm25Match m;
-    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeQueryTermFrequencies(s.ColumnBlob(2), phrases, 2));
-    m.field_len = {static_cast<double>(s.ColumnInt(3)), static_cast<double>(s.ColumnInt(4))};
-    hit.access_count = s.ColumnInt(5);
-    hit.last_accessed = s.ColumnInt(6);
-    hit.scope = s.ColumnText(7);
-    hit.created_at = s.ColumnInt(8);
+    m.tf = FoldPhraseFrequencies(f.tf, phrases, kFields);
+    m.field_len = {static_cast<double>(f.content_terms), static_cast<double>(f.tags_terms)};
     matches.push_back(std::move(m));
-    out.push_back(std::move(hit));
+    LexicalHit& hit = out.emplace_back();
+    hit.rowid = f.rowid;
+    hit.id = std::move(f.id);
+    hit.scope = std::move(f.scope);
+    hit.access_count = f.access_count;
+    hit.last_accessed = f.last_accessed;
+    hit.created_at = f.created_at;
   }
   const Bm25Collection collection{n_docs, {avg_content, avg_tags}, {1.0, options.tag_boost}};
   std::vector<std::vector<size_t>> matched;

@@ -1,12 +1,14 @@
-// LexicalSearcher: BM25 over the store's FTS5 index, restricted to scopes.
+// LexicalSearcher: BM25 over the store's full-text index, restricted to
+// scopes.
 //
-// FTS5 finds the facts of the scopes that contain any query term and
-// reports, per fact, each term's frequency in content and in tags; the
+// The store finds the facts of the scopes that contain any form of a query
+// term and reports, per fact, each form's frequency in content and in tags
+// (FactStore::MatchFullText); the
 // collection statistics (facts, average lengths, document frequencies) are
 // those of the searched scopes only, so one scope's data never shifts
 // another's scores. Scoring is src/lexical/bm25.h.
 //
-// Thread-safety: none; uses the caller's connection under the caller's lock.
+// Thread-safety: none; uses the caller's store under the caller's lock.
 #ifndef ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
 #define ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
 
@@ -19,7 +21,6 @@
 #include "engram/options.h"
 #include "engram/status.h"
 #include "src/store/fact_store.h"
-#include "src/store/sqlite_db.h"
 
 namespace engram {
 
@@ -74,7 +75,7 @@ size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords
 
 // `query` with, for an English query, forms that match in the facts
 // detected as Portuguese only (their index holds PortugueseTextForm of each
-// term, fts5_engram.h): each word's Portuguese stem and, with `translate`,
+// term, src/store/fts5_engram.h): each word's Portuguese stem and, with `translate`,
 // its Portuguese translations ("language": idiom, lingu, linguag), each
 // where it differs from the term, which matches there already. A
 // Portuguese query comes back as it is. SearchLexical adds them when the
@@ -106,20 +107,11 @@ int64_t CountTagTerms(const std::vector<std::string>& tags);
 // What the index records of a fact's text (FactTextCounts).
 FactTextCounts CountFactText(std::string_view content, const std::vector<std::string>& tags);
 
-// The FTS5 query for analysed `terms`: each quoted (inner quotes doubled)
-// and ORed, within `column` when one is named.
-std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column);
-
-// The counts engram_tf() returns for `n_phrases` phrases over `n_fields`
-// columns, [phrase][field]; Internal when the blob has another size.
-Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_phrases,
-                                                   size_t n_fields);
-
-// The same blob folded into [term][field] counts of `phrases`' terms: each
-// term's frequency is the sum of its forms'.
-Result<std::vector<int32_t>> DecodeQueryTermFrequencies(std::string_view blob,
-                                                        const QueryPhrases& phrases,
-                                                        size_t n_fields);
+// Counts [phrase][field] of `phrases` (FullTextMatch::tf) folded into
+// counts [term][field] of the query's terms: each term's frequency is the
+// sum of its forms'.
+std::vector<int32_t> FoldPhraseFrequencies(const std::vector<int32_t>& by_phrase,
+                                           const QueryPhrases& phrases, size_t n_fields);
 
 struct LexicalHit {
   int64_t rowid = 0;
@@ -139,10 +131,10 @@ struct QueryTermCounts {
 };
 
 // Every fact of `scopes` (default scope when empty) that `visibility` sees
-// matching at least one term, unordered. Collection statistics count every
-// stored fact of the scopes, seen or not; `counts` (when given) receives
-// them (doc_freq empty when the scopes hold no fact).
-Result<std::vector<LexicalHit>> SearchLexical(SqliteDb* db, const LexicalQuery& query,
+// matching at least one term, unordered, scored. Collection statistics
+// count every stored fact of the scopes, seen or not; `counts` (when
+// given) receives them (doc_freq empty when the scopes hold no fact).
+Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes,
                                               const Bm25Options& options,
                                               const FactVisibility& visibility = {},

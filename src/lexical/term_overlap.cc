@@ -3,31 +3,18 @@
 #include <algorithm>
 
 #include "src/lexical/bm25.h"
-#include "src/lexical/lexical_searcher.h"
 
 namespace engram {
 
-Result<TermStatistics> TermDocumentFrequencies(SqliteDb* db, const std::vector<std::string>& terms,
+Result<TermStatistics> TermDocumentFrequencies(FactStore& store,
+                                               const std::vector<std::string>& terms,
                                                const std::string& scope) {
   TermStatistics stats;
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement totals,
-                          db->Prepare("SELECT coalesce(sum(facts), 0) FROM scope_stats "
-                                      "WHERE scope = ?1"));
-  totals.BindText(1, scope);
-  ENGRAM_ASSIGN_OR_RETURN(bool has_row, totals.Step());
-  stats.n_docs = has_row ? totals.ColumnInt(0) : 0;
-  // Content and tags, as BM25 counts a term's documents.
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement count,
-                          db->Prepare("SELECT count(*) FROM facts_fts CROSS JOIN facts f "
-                                      "ON f.rowid = facts_fts.rowid "
-                                      "WHERE facts_fts MATCH ?1 AND f.scope = ?2"));
+  ENGRAM_ASSIGN_OR_RETURN(const FullTextTotals totals, store.FullTextTotalsOf({scope}));
+  stats.n_docs = totals.facts;
   for (const std::string& term : terms) {
     if (stats.doc_freq.count(term)) continue;
-    count.Reset();
-    count.BindText(1, FtsMatchExpression({term}, ""));
-    count.BindText(2, scope);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, count.Step());
-    stats.doc_freq[term] = row ? count.ColumnInt(0) : 0;
+    ENGRAM_ASSIGN_OR_RETURN(stats.doc_freq[term], store.FactsHolding(term, scope));
   }
   return stats;
 }

@@ -11,8 +11,8 @@
 // share them, two facts about a scope's usual subject share only its
 // common words.
 //
-// Thread-safety: TermDocumentFrequencies uses the caller's connection under
-// the caller's lock; the rest is pure.
+// Thread-safety: TermDocumentFrequencies uses the caller's store under the
+// caller's lock; the rest is pure.
 #ifndef ENGRAM_SRC_LEXICAL_TERM_OVERLAP_H_
 #define ENGRAM_SRC_LEXICAL_TERM_OVERLAP_H_
 
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
+#include "src/store/fact_store.h"
 
 namespace engram {
 
@@ -34,7 +34,8 @@ struct TermStatistics {
 
 // The statistics of `terms` over the facts of `scope`, every stored fact
 // counted (as BM25 counts them); a term in no fact counts 0.
-Result<TermStatistics> TermDocumentFrequencies(SqliteDb* db, const std::vector<std::string>& terms,
+Result<TermStatistics> TermDocumentFrequencies(FactStore& store,
+                                               const std::vector<std::string>& terms,
                                                const std::string& scope);
 
 // The weighted overlap above of two sets of distinct terms. A term missing

@@ -18,6 +18,7 @@
 #include "src/common/json_text.h"
 #include "src/common/private_files.h"
 #include "src/store/fact_id.h"
+#include "src/store/fts5_engram.h"
 #include "src/store/schema.h"
 
 namespace engram {
@@ -280,7 +281,7 @@ Result<std::unique_ptr<SqliteDb>> FactStore::Connect(const FactStoreOptions& opt
     return Status(r.status().code(),
                   "store: open '" + options.path + "': " + sqlite3_errmsg(db->handle()));
   }
-  if (options.on_connect) ENGRAM_RETURN_IF_ERROR(options.on_connect(db->handle()));
+  ENGRAM_RETURN_IF_ERROR(RegisterEngramFts5(db->handle()));
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement mmap,
       db->Prepare("PRAGMA mmap_size=" + std::to_string(std::max<int64_t>(options.mmap_bytes, 0))));

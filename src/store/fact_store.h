@@ -47,9 +47,29 @@ struct FactStoreOptions {
   // SQLITE_CORRUPT or an I/O error that a server answers and survives. A
   // map saves one copy per page read (docs/ARCHITECTURE.md measures it).
   int64_t mmap_bytes = 0;
-  // Runs on the new connection before the schema is touched; registers the
-  // FTS5 tokenizer the schema names.
-  std::function<Status(sqlite3*)> on_connect;
+};
+
+// The collection statistics of some scopes' full-text index.
+struct FullTextTotals {
+  int64_t facts = 0;
+  double content_terms = 0;      // summed over the facts
+  double tags_terms = 0;         // the same, of tags
+  int64_t portuguese_facts = 0;  // facts whose content is detected as Portuguese
+};
+
+// One fact the full-text index matched, with what ranking reads of it.
+struct FullTextMatch {
+  int64_t rowid = 0;
+  std::string id;
+  std::string scope;
+  int64_t content_terms = 0;  // field lengths, in analysed terms
+  int64_t tags_terms = 0;
+  int64_t access_count = 0;
+  Timestamp last_accessed = 0;
+  Timestamp created_at = 0;
+  // Occurrences of each phrase asked for, [phrase][field], fields content
+  // then tags.
+  std::vector<int32_t> tf;
 };
 
 // What the index records of a fact's text besides its terms: the lengths
@@ -193,13 +213,30 @@ class FactStore {
 
   Result<StoreStats> Stats();
 
+  // The full-text index (fact_store_full_text.cc).
+  //
+  // What BM25 needs of the facts of `scopes` (the default scope when
+  // empty), every stored fact counted, seen or not.
+  Result<FullTextTotals> FullTextTotalsOf(const std::vector<std::string>& scopes);
+  // Every fact of `scopes` that `visibility` sees holding at least one of
+  // `phrases` (analysed terms, as the index holds them), in content or,
+  // unless `content_only`, in tags; unordered. Each match carries its
+  // occurrences of every phrase per field.
+  Result<std::vector<FullTextMatch>> MatchFullText(const std::vector<std::string>& phrases,
+                                                   bool content_only,
+                                                   const std::vector<std::string>& scopes,
+                                                   const FactVisibility& visibility = {});
+  // How many stored facts of `scope` hold `term` (analysed), in content or
+  // tags.
+  Result<int64_t> FactsHolding(const std::string& term, const std::string& scope);
+
   sqlite3* handle() const { return db_->handle(); }
   SqliteDb* db() const { return db_.get(); }
 
  private:
   explicit FactStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
   // Opens the connection and sets what every connection needs: busy
-  // timeout, the on_connect hook, the memory map.
+  // timeout, engram's FTS5 extensions (fts5_engram.h), the memory map.
   static Result<std::unique_ptr<SqliteDb>> Connect(const FactStoreOptions& options, bool create);
   // Makes a new, complete database at options.path: built 0600 under a
   // name of its own beside it, then linked into place, so no process ever

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include "src/lexical/fts5_engram.h"
 #include "src/store/fact_id.h"
 #include "src/store/schema.h"
 #include "tests/store_for_test.h"

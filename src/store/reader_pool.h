@@ -24,7 +24,7 @@ namespace engram {
 
 class ReaderPool {
  public:
-  // `options` are the store's own (path, busy timeout, on_connect, mmap).
+  // `options` are the store's own (path, busy timeout, mmap).
   ReaderPool(FactStoreOptions options, size_t max_readers);
   ReaderPool(const ReaderPool&) = delete;
   ReaderPool& operator=(const ReaderPool&) = delete;

@@ -202,4 +202,10 @@ std::string TermAs(std::string_view text, const AnalyzedToken& token, Language l
   return TermOf(lower, language, options);
 }
 
+std::string PortugueseTextForm(std::string_view term) {
+  std::string form = "\x1Fpt:";
+  form += term;
+  return form;
+}
+
 }  // namespace engram

@@ -81,6 +81,13 @@ std::vector<AnalyzedToken> Analyze(std::string_view text, Language language,
 std::string TermAs(std::string_view text, const AnalyzedToken& token, Language language,
                    const AnalyzerOptions& options = {});
 
+// `term` as the full-text index of a text detected as Portuguese holds it
+// besides the term itself (src/store/fts5_engram.h): behind a mark that no
+// analysed term holds (a control character). The form an English query's
+// Portuguese words and translations look for, so that they match in
+// Portuguese texts and nowhere else.
+std::string PortugueseTextForm(std::string_view term);
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_TEXT_ANALYZER_H_

@@ -1,8 +1,9 @@
-#include "src/lexical/fts5_engram.h"
+#include "src/store/fts5_engram.h"
 
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,12 +12,6 @@
 #include "src/text/analyzer.h"
 
 namespace engram {
-
-std::string PortugueseTextForm(std::string_view term) {
-  std::string form = "\x1Fpt:";
-  form += term;
-  return form;
-}
 
 namespace {
 
@@ -100,6 +95,32 @@ Status RegisterEngramFts5(sqlite3* db) {
     return Internal("lexical: register: cannot create engram_tf()");
   }
   return Status::OK();
+}
+
+std::string FtsMatchExpression(const std::vector<std::string>& terms, std::string_view column) {
+  std::string out;
+  for (const auto& t : terms) {
+    if (!out.empty()) out += " OR ";
+    out += '"';
+    for (char c : t) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+  }
+  return column.empty() ? out : std::string(column) + " : (" + out + ")";
+}
+
+Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t n_phrases,
+                                                   size_t n_fields) {
+  const size_t want = n_phrases * n_fields * sizeof(int32_t);
+  if (blob.size() != want) {
+    return Internal("lexical: search: term-frequency blob of " + std::to_string(blob.size()) +
+                    " bytes, expected " + std::to_string(want));
+  }
+  std::vector<int32_t> tf(n_phrases * n_fields);
+  std::memcpy(tf.data(), blob.data(), blob.size());
+  return tf;
 }
 
 }  // namespace engram
