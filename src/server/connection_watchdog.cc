@@ -132,6 +132,8 @@ void ConnectionWatchdog::Start(int listen_fd, int port, std::function<size_t()> 
   listen_fd_ = listen_fd;
   port_ = port;
   queued_ = std::move(queued);
+  listed_.clear();
+  last_scan_start_ = Clock::now();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = false;
@@ -186,20 +188,23 @@ void ConnectionWatchdog::ScanOnce() {
   const std::vector<Socket> sockets = AcceptedSockets(listen_fd_, port_);
 
   // Phase: each socket's state, from what the server reported for its
-  // peer since the socket was first seen, else waiting since then.
-  std::unordered_map<ino_t, Clock::time_point> seen;
+  // peer since the socket was accepted, else waiting since it was first
+  // listed.
+  std::unordered_map<ino_t, Listed> listed;
   std::vector<WatchedConnection> connections;
   connections.reserve(sockets.size());
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::unordered_map<std::string, bool> live;
     for (const Socket& s : sockets) {
-      const auto first = first_seen_.find(s.inode);
-      const Clock::time_point opened = first == first_seen_.end() ? scan_start : first->second;
-      seen.emplace(s.inode, opened);
+      const auto known = listed_.find(s.inode);
+      const Listed entry =
+          known != listed_.end() ? known->second : Listed{scan_start, last_scan_start_};
+      listed.emplace(s.inode, entry);
+      const Clock::time_point opened = entry.first_listed;
       live[s.peer] = true;
       const auto reported = peers_.find(s.peer);
-      if (reported != peers_.end() && reported->second.since >= opened - options_.scan_interval) {
+      if (reported != peers_.end() && reported->second.since >= entry.accepted_after) {
         connections.push_back(reported->second);
       } else {
         connections.push_back(WatchedConnection{ConnectionPhase::kWaiting, opened, {}});
@@ -212,7 +217,8 @@ void ConnectionWatchdog::ScanOnce() {
       it = keep ? std::next(it) : peers_.erase(it);
     }
   }
-  first_seen_ = std::move(seen);
+  listed_ = std::move(listed);
+  last_scan_start_ = scan_start;
 
   // Cut: shutdown each socket to close that its descriptor still holds.
   const size_t queued = queued_ ? queued_() : 0;

@@ -115,8 +115,20 @@ class ConnectionWatchdog {
   bool stopping_ = false;
   std::unordered_map<std::string, WatchedConnection> peers_;  // by "host port"
 
-  // Scan thread only: when each socket (by inode) was first seen.
-  std::unordered_map<ino_t, std::chrono::steady_clock::time_point> first_seen_;
+  // Scan thread only: each socket (by inode) that a scan listed, with when
+  // it was first listed and the start of the scan before that, which did
+  // not list it: it was accepted after then, so a report on its peer from
+  // after then is about it (a peer's host and port name one connection at
+  // a time). A report is matched by that bound, not by the first listing,
+  // so a scan that comes late (a loaded machine) still sees the phases
+  // the server reported before it.
+  struct Listed {
+    std::chrono::steady_clock::time_point first_listed;
+    std::chrono::steady_clock::time_point accepted_after;
+  };
+  std::unordered_map<ino_t, Listed> listed_;
+  // Scan thread only: when the last scan began.
+  std::chrono::steady_clock::time_point last_scan_start_;
   std::atomic<uint64_t> closed_{0};
   std::thread thread_;
 };
