@@ -26,7 +26,7 @@ class ImportTest : public ::testing::Test {
   int64_t FactCount() {
     auto store = testing::OpenStoreForTest(cli_.DbPath(), /*create=*/false);
     if (!store.ok()) return -1;
-    return (*store)->Stats()->facts;
+    return (*store)->CountFacts()->facts;
   }
 
   // SQLite's and FTS5's own consistency checks.

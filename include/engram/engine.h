@@ -155,16 +155,6 @@ struct SpaceStats {
   bool active = false;  // the space of the configured embedder
 };
 
-struct ListOptions {
-  std::vector<std::string> scopes;  // empty means {"default"}
-  std::string tag;                  // only facts with this tag; empty: any
-  std::string kind;                 // only facts of this kind; empty: any
-  size_t limit = 50;                // 0 means no limit
-  size_t offset = 0;
-  bool include_superseded = false;  // also list replaced facts
-  FactFilter filter;                // applied with tag and kind above
-};
-
 // What becomes of the older versions of a current fact that is forgotten
 // (docs/ARCHITECTURE.md, "Facts that change"): forgetting never silently
 // brings an older version back, nor silently deletes it.

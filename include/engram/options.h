@@ -382,6 +382,17 @@ struct FactFilter {
   }
 };
 
+// One list call: facts newest first.
+struct ListOptions {
+  std::vector<std::string> scopes;  // empty means {"default"}
+  std::string tag;                  // only facts with this tag; empty: any
+  std::string kind;                 // only facts of this kind; empty: any
+  size_t limit = 50;                // 0 means no limit
+  size_t offset = 0;
+  bool include_superseded = false;  // also list replaced facts
+  FactFilter filter;                // applied with tag and kind above
+};
+
 // One search call.
 // Most results one search returns.
 inline constexpr size_t kMaxSearchK = 10000;

@@ -314,7 +314,12 @@ Result<StoreStats> EngineImpl::Stats() {
   const std::shared_ptr<const EngineOptions> options = Options();
   FlushAccess();
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(StoreStats stats, store_->Stats());
+  ENGRAM_ASSIGN_OR_RETURN(FactStore::Counts counts, store_->CountFacts());
+  StoreStats stats;
+  stats.facts = counts.facts;
+  stats.scopes = std::move(counts.scopes);
+  stats.schema_version = counts.schema_version;
+  stats.db_path = store_->db()->path();
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());
   if (options->embedder) stats.active_space = options->embedder->Space();
   stats.missing_vectors = options->embedder ? stats.facts : 0;

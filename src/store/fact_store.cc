@@ -655,9 +655,8 @@ Status FactStore::RecordAccess(const std::vector<AccessCount>& counts) {
   return Status::OK();
 }
 
-Result<StoreStats> FactStore::Stats() {
-  StoreStats stats;
-  stats.db_path = db_->path();
+Result<FactStore::Counts> FactStore::CountFacts() {
+  Counts stats;
   ENGRAM_ASSIGN_OR_RETURN(int64_t version, db_->QueryInt("PRAGMA user_version"));
   stats.schema_version = static_cast<int>(version);
   ENGRAM_ASSIGN_OR_RETURN(

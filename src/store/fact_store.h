@@ -19,10 +19,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "engram/engine.h"
 #include "engram/fact.h"
+#include "engram/options.h"
 #include "engram/status.h"
 #include "src/store/sqlite_db.h"
 
@@ -211,7 +212,13 @@ class FactStore {
   // fact it names is skipped. Run inside Transact().
   Status RecordAccess(const std::vector<AccessCount>& counts);
 
-  Result<StoreStats> Stats();
+  // The facts stored, per scope (by scope name), and the schema version.
+  struct Counts {
+    int64_t facts = 0;
+    std::vector<std::pair<std::string, int64_t>> scopes;  // scope, fact count
+    int schema_version = 0;
+  };
+  Result<Counts> CountFacts();
 
   // The full-text index (fact_store_full_text.cc).
   //

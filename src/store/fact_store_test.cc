@@ -91,7 +91,7 @@ TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   EXPECT_EQ(f.updated_at, 9000);
   EXPECT_EQ(f.access_count, 1);
   EXPECT_EQ(f.last_accessed, 5000);
-  EXPECT_EQ(store_->Stats()->facts, 1);
+  EXPECT_EQ(store_->CountFacts()->facts, 1);
 }
 
 // Merged counts add up, the time never moves back, and a count whose row
@@ -119,7 +119,7 @@ TEST_F(FactStoreTest, RecordAccessAddsMergedCountsToTheFactItNames) {
 TEST_F(FactStoreTest, InsertingTheSameScopeAndIdTwiceFails) {
   Put(Row("once"));
   EXPECT_FALSE(store_->Transact([&] { return store_->Insert(Row("once")); }).ok());
-  EXPECT_EQ(store_->Stats()->facts, 1);
+  EXPECT_EQ(store_->CountFacts()->facts, 1);
 }
 
 TEST_F(FactStoreTest, MetaValuesPersistAndMissingOnesAreNotFound) {
@@ -137,8 +137,8 @@ TEST_F(FactStoreTest, MissingScopesAreReported) {
 TEST_F(FactStoreTest, SameTextInTwoScopesIsTwoFacts) {
   Put(Row("shared text", "a"));
   Put(Row("shared text", "b"));
-  EXPECT_EQ(store_->Stats()->facts, 2);
-  EXPECT_EQ(store_->Stats()->scopes.size(), 2u);
+  EXPECT_EQ(store_->CountFacts()->facts, 2);
+  EXPECT_EQ(store_->CountFacts()->scopes.size(), 2u);
 }
 
 TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
@@ -207,7 +207,7 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
                   })
                   .ok());
   EXPECT_EQ(n, 1);
-  EXPECT_EQ(store_->Stats()->facts, 1);
+  EXPECT_EQ(store_->CountFacts()->facts, 1);
 }
 
 TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
@@ -318,7 +318,7 @@ TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {
     return IOError("disk full (simulated)");
   });
   EXPECT_FALSE(s.ok());
-  EXPECT_EQ(store_->Stats()->facts, 0);
+  EXPECT_EQ(store_->CountFacts()->facts, 0);
 }
 
 TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
