@@ -1,0 +1,138 @@
+#include "src/store/postgres/pg_schema.h"
+
+#include <string>
+
+namespace engram {
+namespace {
+
+// Taken for the transaction that creates or checks the schema, so that of
+// servers starting together one creates it and the others find it made.
+// An arbitrary constant: the bytes of "engram" as a number.
+constexpr int64_t kSchemaLock = 0x656e6772616d;
+
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE engram_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE SEQUENCE fact_labels;
+CREATE SEQUENCE vector_labels;
+CREATE TABLE embedding_spaces (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  provider text NOT NULL,
+  model text NOT NULL,
+  dimension integer NOT NULL,
+  created_at bigint NOT NULL,
+  vectors_removed bigint NOT NULL DEFAULT 0,
+  UNIQUE (provider, model, dimension)
+);
+CREATE TABLE facts (
+  scope text NOT NULL,
+  id text NOT NULL,
+  label bigint NOT NULL DEFAULT nextval('fact_labels'),
+  content text NOT NULL,
+  tags text NOT NULL DEFAULT '[]',
+  kind text NOT NULL DEFAULT 'fact',
+  source text NOT NULL DEFAULT '',
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  last_accessed bigint NOT NULL,
+  access_count bigint NOT NULL DEFAULT 0,
+  confidence double precision NOT NULL DEFAULT 1.0,
+  metadata text NOT NULL DEFAULT '{}',
+  superseded_by text NOT NULL DEFAULT '',
+  valid_until bigint NOT NULL DEFAULT 0,
+  expires_at bigint NOT NULL DEFAULT 0,
+  content_terms integer NOT NULL DEFAULT 0,
+  tags_terms integer NOT NULL DEFAULT 0,
+  portuguese boolean NOT NULL DEFAULT false,
+  terms text[] NOT NULL DEFAULT '{}',
+  content_tf integer[] NOT NULL DEFAULT '{}',
+  tags_tf integer[] NOT NULL DEFAULT '{}',
+  PRIMARY KEY (scope, id),
+  UNIQUE (scope, label)
+);
+CREATE INDEX facts_terms ON facts USING gin (terms);
+CREATE INDEX facts_scope_created ON facts (scope, created_at);
+CREATE INDEX facts_superseded_by ON facts (scope, superseded_by) WHERE superseded_by <> '';
+CREATE INDEX facts_expires_at ON facts (scope, expires_at) WHERE expires_at <> 0;
+CREATE TABLE scope_stats (
+  scope text PRIMARY KEY,
+  facts bigint NOT NULL,
+  content_terms bigint NOT NULL,
+  tags_terms bigint NOT NULL,
+  portuguese_facts bigint NOT NULL
+);
+CREATE TABLE fact_vectors (
+  scope text NOT NULL,
+  space_id bigint NOT NULL,
+  fact_label bigint NOT NULL,
+  label bigint NOT NULL DEFAULT nextval('vector_labels'),
+  vector bytea NOT NULL,
+  PRIMARY KEY (scope, space_id, fact_label),
+  UNIQUE (scope, label)
+);
+CREATE TABLE fact_versions (
+  scope text NOT NULL,
+  older_label bigint NOT NULL,
+  newer_label bigint NOT NULL,
+  cosine double precision NOT NULL,
+  explicit boolean NOT NULL DEFAULT false,
+  PRIMARY KEY (scope, older_label, newer_label)
+);
+CREATE INDEX fact_versions_newer ON fact_versions (scope, newer_label);
+CREATE TABLE hyde_hypotheses (
+  scope text NOT NULL,
+  llm text NOT NULL,
+  prompt_version integer NOT NULL,
+  query text NOT NULL,
+  hypothesis text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (scope, llm, prompt_version, query)
+);
+)sql";
+
+// The version recorded in `db`, 0 when it has no schema.
+Result<int> RecordedVersion(PgConnection& db) {
+  ENGRAM_ASSIGN_OR_RETURN(PgResult table, db.Query("SELECT to_regclass('engram_meta') IS NULL"));
+  if (table.Text(0, 0) == "t") return 0;
+  ENGRAM_ASSIGN_OR_RETURN(PgResult version,
+                          db.Query("SELECT value::integer FROM engram_meta WHERE key = $1",
+                                   {PgParam::Text("schema_version")}));
+  if (version.Rows() == 0) {
+    return Corruption("store: postgres: " + db.ShownUrl() +
+                      " has engram's tables but no schema version in engram_meta");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t found, version.Int(0, 0));
+  return static_cast<int>(found);
+}
+
+// The schema checked and, when missing, created; the caller's transaction.
+Result<int> EnsureLocked(PgConnection& db) {
+  ENGRAM_RETURN_IF_ERROR(
+      db.Query("SELECT pg_advisory_xact_lock($1)", {PgParam::Int(kSchemaLock)}).status());
+  ENGRAM_ASSIGN_OR_RETURN(const int found, RecordedVersion(db));
+  if (found > kPgSchemaVersion) {
+    return NotSupported("store: postgres: " + db.ShownUrl() + " has schema version " +
+                        std::to_string(found) + ", newer than this build's " +
+                        std::to_string(kPgSchemaVersion) + ": upgrade engram to use it");
+  }
+  if (found == 0) {
+    ENGRAM_RETURN_IF_ERROR(db.Exec(kSchemaV1));
+    ENGRAM_RETURN_IF_ERROR(
+        db.Query("INSERT INTO engram_meta (key, value) VALUES ($1, $2)",
+                 {PgParam::Text("schema_version"), PgParam::Int(kPgSchemaVersion)})
+            .status());
+  }
+  return found;
+}
+
+}  // namespace
+
+Result<int> EnsurePgSchema(PgConnection& db) {
+  ENGRAM_RETURN_IF_ERROR(db.Exec("BEGIN"));
+  Result<int> found = EnsureLocked(db);
+  const Status ended = db.Exec(found.ok() ? "COMMIT" : "ROLLBACK");
+  if (!found.ok()) return found.status();
+  ENGRAM_RETURN_IF_ERROR(ended);
+  return found;
+}
+
+}  // namespace engram

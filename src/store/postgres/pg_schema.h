@@ -1,0 +1,47 @@
+// The PostgreSQL store's schema (docs/ARCHITECTURE.md, "PostgreSQL: what
+// is there so far"), version kPgSchemaVersion.
+//
+// Tenants shard by scope: every table holding memories has `scope` first
+// in its primary key, and every query the store makes names its scopes, so
+// the tables can be distributed by scope (Citus' create_distributed_table)
+// or split across databases by scope. The two exceptions are small, global
+// reference tables: `engram_meta` (the schema version) and
+// `embedding_spaces` (which provider, model and dimension an id means).
+//
+// Labels (a fact's `label`, a vector's `label`) come from store-wide
+// sequences and are never reused, as SQLite's AUTOINCREMENT rowids are not:
+// a process that keeps vectors in memory tells new ones from old by label.
+//
+// The full-text index is engram's own analyser output, not PostgreSQL's:
+// `terms` holds a fact's distinct index forms (content and tags, with the
+// Portuguese forms of a Portuguese text), under a GIN index that finds the
+// candidates; `content_tf` and `tags_tf` hold each form's count in content
+// and in tags, in the same order, so BM25 reads exactly the term
+// frequencies the SQLite store's FTS5 index gives. (A tsvector keeps at
+// most 256 positions per lexeme and clamps positions at 16,383, so long
+// texts would count differently.) `scope_stats` holds the per-scope totals
+// BM25 needs, kept in the same transaction as every write.
+//
+// Thread-safety: a function over the caller's connection.
+#ifndef ENGRAM_SRC_STORE_POSTGRES_PG_SCHEMA_H_
+#define ENGRAM_SRC_STORE_POSTGRES_PG_SCHEMA_H_
+
+#include "engram/status.h"
+#include "src/store/postgres/pg_connection.h"
+
+namespace engram {
+
+// The version this build writes.
+inline constexpr int kPgSchemaVersion = 1;
+
+// Creates the schema in the connection's database when it has none, in one
+// transaction, under an advisory lock so that servers starting together
+// create it once. Returns the version found before (0: none). A database
+// whose version is newer than kPgSchemaVersion is NotSupported, naming both
+// versions: this build cannot read it safely. The server's errors as
+// PgConnection gives them.
+Result<int> EnsurePgSchema(PgConnection& db);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_POSTGRES_PG_SCHEMA_H_
