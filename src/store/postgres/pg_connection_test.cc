@@ -11,25 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "src/store/postgres/testing/pg_database_test.h"
 #include "src/store/postgres/testing/pg_test_database.h"
 
 namespace engram {
 namespace {
 
-class PgConnectionTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto database = testing::PgTestDatabase::Create();
-    ASSERT_TRUE(database.ok()) << database.status().ToString();
-    database_ = std::move(*database);
-    auto connection = PgConnection::Connect(database_->Url());
-    ASSERT_TRUE(connection.ok()) << connection.status().ToString();
-    db_ = std::move(*connection);
-  }
-
-  std::unique_ptr<testing::PgTestDatabase> database_;
-  std::unique_ptr<PgConnection> db_;
-};
+using PgConnectionTest = testing::PgDatabaseTest;
 
 TEST_F(PgConnectionTest, ValuesGoInAsParametersAndComeBackExactly) {
   ASSERT_TRUE(db_->Exec("CREATE TABLE t (id bigint PRIMARY KEY, name text, score double "

@@ -11,30 +11,12 @@
 #include <vector>
 
 #include "src/store/postgres/pg_connection.h"
-#include "src/store/postgres/testing/pg_test_database.h"
+#include "src/store/postgres/testing/pg_database_test.h"
 
 namespace engram {
 namespace {
 
-class PgSchemaTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto database = testing::PgTestDatabase::Create();
-    ASSERT_TRUE(database.ok()) << database.status().ToString();
-    database_ = std::move(*database);
-    db_ = Connect();
-    ASSERT_NE(db_, nullptr);
-  }
-
-  std::unique_ptr<PgConnection> Connect() const {
-    auto connection = PgConnection::Connect(database_->Url());
-    EXPECT_TRUE(connection.ok()) << connection.status().ToString();
-    return connection.ok() ? std::move(*connection) : nullptr;
-  }
-
-  std::unique_ptr<testing::PgTestDatabase> database_;
-  std::unique_ptr<PgConnection> db_;
-};
+using PgSchemaTest = testing::PgDatabaseTest;
 
 TEST_F(PgSchemaTest, AnEmptyDatabaseGetsTheSchemaOnceAndAgainChangesNothing) {
   auto first = EnsurePgSchema(*db_);
