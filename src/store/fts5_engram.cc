@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/store/index_forms.h"
 #include "src/store/schema.h"
-#include "src/text/analyzer.h"
 
 namespace engram {
 
@@ -31,17 +31,10 @@ int TokenizerRun(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
     return emit(ctx, 0, input.data(), static_cast<int>(input.size()), 0,
                 static_cast<int>(input.size()));
   }
-  Language language = Language::kEnglish;
-  const std::vector<AnalyzedToken> terms = Analyze(input, {}, &language);
-  std::string marked;
-  for (const AnalyzedToken& t : terms) {
-    int rc = emit(ctx, 0, t.term.data(), static_cast<int>(t.term.size()), static_cast<int>(t.begin),
-                  static_cast<int>(t.end));
-    if (rc == SQLITE_OK && language == Language::kPortuguese) {
-      marked = PortugueseTextForm(t.term);
-      rc = emit(ctx, FTS5_TOKEN_COLOCATED, marked.data(), static_cast<int>(marked.size()),
-                static_cast<int>(t.begin), static_cast<int>(t.end));
-    }
+  for (const IndexForm& f : IndexForms(input)) {
+    const int rc =
+        emit(ctx, f.colocated ? FTS5_TOKEN_COLOCATED : 0, f.form.data(),
+             static_cast<int>(f.form.size()), static_cast<int>(f.begin), static_cast<int>(f.end));
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;

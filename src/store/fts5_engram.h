@@ -1,13 +1,10 @@
 // engram's FTS5 extensions, which the store's schema names and which
 // FactStore registers on every connection it opens, before anything reads
 // the full-text tables:
-//  - tokenizer "engram": documents go through the analyzer (src/text);
-//    query strings pass through untouched, because the lexical searcher
-//    quotes terms it has already analysed (re-stemming a stem can change it).
-//    A text detected as Portuguese also gets, at the position of each term,
-//    the term's PortugueseTextForm (an FTS5 colocated token, which adds no
-//    length): the form an English query's Portuguese words and translations
-//    look for, so they match in Portuguese texts and nowhere else.
+//  - tokenizer "engram": a document's tokens are its IndexForms
+//    (index_forms.h), a Portuguese form as an FTS5 colocated token; query
+//    strings pass through untouched, because the lexical searcher quotes
+//    terms it has already analysed (re-stemming a stem can change it).
 //  - auxiliary function engram_tf(facts_fts): a blob of int32 counts,
 //    [phrase][column], of each query phrase's occurrences in the row.
 #ifndef ENGRAM_SRC_STORE_FTS5_ENGRAM_H_
