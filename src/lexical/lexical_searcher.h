@@ -3,10 +3,10 @@
 //
 // The store finds the facts of the scopes that contain any form of a query
 // term and reports, per fact, each form's frequency in content and in tags
-// (FactStore::MatchFullText); the
-// collection statistics (facts, average lengths, document frequencies) are
-// those of the searched scopes only, so one scope's data never shifts
-// another's scores. Scoring is src/lexical/bm25.h.
+// (FactStore::MatchFullText); the collection statistics (facts, average
+// lengths, document frequencies) are those of the searched scopes only, so
+// one scope's data never shifts another's scores. Scoring is
+// src/lexical/bm25.h.
 //
 // Thread-safety: none; uses the caller's store under the caller's lock.
 #ifndef ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
@@ -75,9 +75,10 @@ size_t ExpandQuery(LexicalQuery* query, const std::vector<std::string>& keywords
 
 // `query` with, for an English query, forms that match in the facts
 // detected as Portuguese only (their index holds PortugueseTextForm of each
-// term, src/store/fts5_engram.h): each word's Portuguese stem and, with `translate`,
-// its Portuguese translations ("language": idiom, lingu, linguag), each
-// where it differs from the term, which matches there already. A
+// term, src/store/index_forms.h): each word's Portuguese stem and, with
+// `translate`, its Portuguese translations ("language": idiom, lingu,
+// linguag), each where it differs from the term, which matches there
+// already. A
 // Portuguese query comes back as it is. SearchLexical adds them when the
 // searched scopes hold a Portuguese fact; not in every fact, because the
 // Portuguese stem of an English word is another English word's stem often
