@@ -16,7 +16,9 @@
 # stop: stops that server and removes its directory and STATE_FILE.
 set -euo pipefail
 command=${1:?usage: pg_cluster.sh start|stop STATE_FILE}
-state=${2:?usage: pg_cluster.sh start|stop STATE_FILE}
+state=$(realpath -m "${2:?usage: pg_cluster.sh start|stop STATE_FILE}")
+# The server's user may not be able to enter the caller's directory.
+cd /
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
