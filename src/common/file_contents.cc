@@ -62,6 +62,11 @@ const char* MapAligned(int fd, size_t size) {
 
 }  // namespace
 
+std::string FileContents::Stamp::ToString() const {
+  return std::to_string(device) + " " + std::to_string(inode) + " " + std::to_string(size) + " " +
+         std::to_string(mtime_ns) + " " + std::to_string(ctime_ns);
+}
+
 Result<FileContents::Stamp> FileContents::StampOf(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {

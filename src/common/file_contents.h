@@ -51,6 +51,9 @@ class FileContents {
     int64_t mtime_ns = 0;
     int64_t ctime_ns = 0;
     bool operator==(const Stamp&) const = default;
+    // "DEVICE INODE SIZE MTIME_NS CTIME_NS", for stamp lines that record
+    // which version of a file something was made from.
+    std::string ToString() const;
   };
 
   // The stamp of the file at `path` as it is now, without reading it.

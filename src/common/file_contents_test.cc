@@ -59,6 +59,16 @@ TEST(FileContentsTest, MapGivesTheSameBytesAndAStampThatARewriteChanges) {
   EXPECT_EQ(FileContents::Map(dir.File("missing.bin")).status().code(), StatusCode::kNotFound);
 }
 
+TEST(FileContentsTest, AStampReadsAsItsFiveNumbersInOrder) {
+  FileContents::Stamp stamp;
+  stamp.device = 2049;
+  stamp.inode = 1234567;
+  stamp.size = 47722568;
+  stamp.mtime_ns = 1765000000123456789;
+  stamp.ctime_ns = -1;
+  EXPECT_EQ(stamp.ToString(), "2049 1234567 47722568 1765000000123456789 -1");
+}
+
 TEST(FileContentsTest, EmptyFileGivesNoBytes) {
   const testing::TempDir dir;
   testing::WriteFile(dir.File("empty"), "");

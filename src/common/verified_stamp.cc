@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <string>
 
 #include "src/common/private_files.h"
 
@@ -25,10 +25,7 @@ int64_t NowNs() {
 }
 
 std::string StampLine(const FileContents::Stamp& stamp, uint64_t checksum) {
-  std::ostringstream line;
-  line << kStampHeader << ' ' << stamp.device << ' ' << stamp.inode << ' ' << stamp.size << ' '
-       << stamp.mtime_ns << ' ' << stamp.ctime_ns << ' ' << checksum;
-  return line.str();
+  return std::string(kStampHeader) + ' ' + stamp.ToString() + ' ' + std::to_string(checksum);
 }
 
 // Whether `path`'s stamp file records `stamp` and `checksum`.

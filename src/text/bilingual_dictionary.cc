@@ -54,9 +54,7 @@ std::string SourceStamp(const std::string& index_path, const std::string& text_p
   for (const std::string& path : {index_path, text_path}) {
     const auto file = FileContents::StampOf(path);
     if (!file.ok()) return {};
-    stamp += "; " + std::to_string(file->device) + " " + std::to_string(file->inode) + " " +
-             std::to_string(file->size) + " " + std::to_string(file->mtime_ns) + " " +
-             std::to_string(file->ctime_ns);
+    stamp += "; " + file->ToString();
   }
   return stamp;
 }
