@@ -56,8 +56,7 @@ trap cleanup EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export ENGRAM_HOME="$work/home"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR
-scripts/install_model.sh "$build/use_lite_convert" "$ENGRAM_HOME/models" 2> "$work/install.log" ||
-  { cat "$work/install.log" >&2; exit 1; }
+install_model "$build/use_lite_convert" "$ENGRAM_HOME/models" || exit 1
 
 # Every phase adds facts no other phase has, so each add creates one.
 set -- $rates
