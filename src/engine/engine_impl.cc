@@ -319,7 +319,7 @@ Result<StoreStats> EngineImpl::Stats() {
   stats.facts = counts.facts;
   stats.scopes = std::move(counts.scopes);
   stats.schema_version = counts.schema_version;
-  stats.db_path = store_->db()->path();
+  stats.db_path = std::move(counts.location);
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());
   if (options->embedder) stats.active_space = options->embedder->Space();
   stats.missing_vectors = options->embedder ? stats.facts : 0;

@@ -657,6 +657,7 @@ Status FactStore::RecordAccess(const std::vector<AccessCount>& counts) {
 
 Result<FactStore::Counts> FactStore::CountFacts() {
   Counts stats;
+  stats.location = db_->path();
   ENGRAM_ASSIGN_OR_RETURN(int64_t version, db_->QueryInt("PRAGMA user_version"));
   stats.schema_version = static_cast<int>(version);
   ENGRAM_ASSIGN_OR_RETURN(

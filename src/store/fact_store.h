@@ -212,11 +212,13 @@ class FactStore {
   // fact it names is skipped. Run inside Transact().
   Status RecordAccess(const std::vector<AccessCount>& counts);
 
-  // The facts stored, per scope (by scope name), and the schema version.
+  // The facts stored, per scope (by scope name), the schema version, and
+  // where the store is.
   struct Counts {
     int64_t facts = 0;
     std::vector<std::pair<std::string, int64_t>> scopes;  // scope, fact count
     int schema_version = 0;
+    std::string location;  // the database file
   };
   Result<Counts> CountFacts();
 

@@ -70,6 +70,10 @@ TEST_F(FactStoreTest, CreatesWalDatabaseAtCurrentSchema) {
   ASSERT_TRUE(*mode->Step());
   EXPECT_EQ(mode->ColumnText(0), "wal");
   EXPECT_EQ(*store_->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  auto counts = store_->CountFacts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->schema_version, kSchemaVersion);
+  EXPECT_EQ(counts->location, dir_.File("memory.db"));
 }
 
 TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
