@@ -1,6 +1,8 @@
 #include "src/store/index_forms.h"
 
+#include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "src/text/analyzer.h"
 
@@ -8,14 +10,14 @@ namespace engram {
 
 std::vector<IndexForm> IndexForms(std::string_view text) {
   Language language = Language::kEnglish;
-  const std::vector<AnalyzedToken> terms = Analyze(text, {}, &language);
+  std::vector<AnalyzedToken> terms = Analyze(text, {}, &language);
+  const bool portuguese = language == Language::kPortuguese;
   std::vector<IndexForm> out;
-  out.reserve(language == Language::kPortuguese ? 2 * terms.size() : terms.size());
-  for (const AnalyzedToken& t : terms) {
-    out.push_back(IndexForm{t.term, t.begin, t.end, false});
-    if (language == Language::kPortuguese) {
-      out.push_back(IndexForm{PortugueseTextForm(t.term), t.begin, t.end, true});
-    }
+  out.reserve(portuguese ? 2 * terms.size() : terms.size());
+  for (AnalyzedToken& t : terms) {
+    std::string marked = portuguese ? PortugueseTextForm(t.term) : std::string();
+    out.push_back(IndexForm{std::move(t.term), t.begin, t.end, false});
+    if (portuguese) out.push_back(IndexForm{std::move(marked), t.begin, t.end, true});
   }
   return out;
 }
