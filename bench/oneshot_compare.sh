@@ -10,8 +10,9 @@
 # other's caches. Before the counted rounds, every file of both is dropped
 # from the page cache (as after a reboot, or after memory pressure evicted
 # them) and read back by one uncounted search of its own binary, so each
-# binary's own reads decide how the cache holds its files. Wall, user and system time per run from bash's `time` (ms
-# resolution); prints the medians of each binary and kind as JSON lines.
+# binary's own reads decide how the cache holds its files. Wall, user and
+# system time per run from bash's `time` (ms resolution); prints the
+# medians of each binary and kind as JSON lines.
 #
 #   bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM
 #
@@ -70,8 +71,8 @@ for home in sys.argv[1:]:
             os.close(fd)
 EOF
 }
-# Two rounds each, not counted: snapshots, stamps and tables written;
-# then, from a page cache without the files, one that reads them back.
+# Uncounted rounds: two that write snapshots, stamps and tables; then,
+# from a page cache without the files, one that reads them back.
 for side in old new; do
   for kind in lexical blended; do run "$side" "$kind" "${queries[0]}"; done
 done

@@ -21,7 +21,8 @@ constexpr size_t kWidth = UseLitePackedDense::kPanelWidth;
 constexpr size_t kRowChunk = 48;
 // Bytes of panels in a group (kept in L2 across a chunk's row blocks).
 constexpr size_t kGroupBytes = size_t{192} * 1024;
-// Rows per register tile: 6 rows x 16 columns is 12 AVX accumulators.
+// Rows per register tile: 6 rows by one 16-column panel is 12 AVX2
+// accumulators (6 AVX-512 ones, which TilePanels widens to two panels).
 constexpr size_t kTileRows = 6;
 
 // Panels per register tile of `rows` rows in build `isa`: as many as keep
@@ -236,11 +237,10 @@ __attribute__((target("avx2,fma"))) void TileAvx2(const TileArgs& a) {
 }
 
 // AVX-512 tile: a panel's 16 columns are one register, so R rows by C
-// panels are R * C accumulators (TilePanels). Every value is
-// the same chain of fused multiply-adds over k in index order, with the
-// same epilogue, as in TileAvx2: the two builds give bit-identical values,
-// and on a CPU with 512-bit FMA units this one issues half the
-// instructions.
+// panels are R * C accumulators (TilePanels). Every value is the same
+// chain of fused multiply-adds over k in index order, with the same
+// epilogue, as in TileAvx2: the two builds give bit-identical values, and
+// on a CPU with 512-bit FMA units this one issues half the instructions.
 template <size_t R, size_t C>
 __attribute__((target("avx512f"))) void TileAvx512(const TileArgs& a) {
   static_assert(R * C <= 12 && (C == 1 || C == 2 || C == 4));

@@ -82,7 +82,7 @@ std::string TermAs(std::string_view text, const AnalyzedToken& token, Language l
                    const AnalyzerOptions& options = {});
 
 // `term` as the full-text index of a text detected as Portuguese holds it
-// besides the term itself (src/store/fts5_engram.h): behind a mark that no
+// besides the term itself (src/store/index_forms.h): behind a mark that no
 // analysed term holds (a control character). The form an English query's
 // Portuguese words and translations look for, so that they match in
 // Portuguese texts and nowhere else.
