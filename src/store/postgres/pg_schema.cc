@@ -5,11 +5,6 @@
 namespace engram {
 namespace {
 
-// Taken for the transaction that creates or checks the schema, so that of
-// servers starting together one creates it and the others find it made.
-// An arbitrary constant: the bytes of "engram" as a number.
-constexpr int64_t kSchemaLock = 0x656e6772616d;
-
 constexpr char kSchemaV1[] = R"sql(
 CREATE TABLE engram_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE SEQUENCE fact_labels;
@@ -107,7 +102,7 @@ Result<int> RecordedVersion(PgConnection& db) {
 // The schema checked and, when missing, created; the caller's transaction.
 Result<int> EnsureLocked(PgConnection& db) {
   ENGRAM_RETURN_IF_ERROR(
-      db.Query("SELECT pg_advisory_xact_lock($1)", {PgParam::Int(kSchemaLock)}).status());
+      db.Query("SELECT pg_advisory_xact_lock($1)", {PgParam::Int(kPgSchemaLock)}).status());
   ENGRAM_ASSIGN_OR_RETURN(const int found, RecordedVersion(db));
   if (found > kPgSchemaVersion) {
     return NotSupported("store: postgres: " + db.ShownUrl() + " has schema version " +

@@ -26,6 +26,8 @@
 #ifndef ENGRAM_SRC_STORE_POSTGRES_PG_SCHEMA_H_
 #define ENGRAM_SRC_STORE_POSTGRES_PG_SCHEMA_H_
 
+#include <cstdint>
+
 #include "engram/status.h"
 #include "src/store/postgres/pg_connection.h"
 
@@ -33,6 +35,11 @@ namespace engram {
 
 // The version this build writes.
 inline constexpr int kPgSchemaVersion = 1;
+
+// The transaction-level advisory lock EnsurePgSchema holds while it checks
+// and makes the schema; anything else that changes the schema takes it too.
+// The bytes of "engram" as a number.
+inline constexpr int64_t kPgSchemaLock = 0x656e6772616d;
 
 // Creates the schema in the connection's database when it has none, in one
 // transaction, under an advisory lock so that servers starting together

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -71,7 +73,29 @@ TEST_F(PgSchemaTest, ASchemaFromANewerBuildIsRefusedAndLeftAlone) {
   EXPECT_EQ(db_->Query("SELECT value FROM engram_meta")->Text(0, 0), "99");
 }
 
-TEST_F(PgSchemaTest, ServersStartingTogetherMakeTheSchemaOnce) {
+// Of servers starting together, one makes the schema while the others
+// wait for it: a server holding the schema lock keeps another's
+// EnsurePgSchema waiting until it commits.
+TEST_F(PgSchemaTest, AServerMakingTheSchemaHoldsTheOthersUntilItCommits) {
+  std::unique_ptr<PgConnection> other = Connect();
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(db_->Exec("BEGIN").ok());
+  ASSERT_TRUE(db_->Query("SELECT pg_advisory_xact_lock($1)", {PgParam::Int(kPgSchemaLock)}).ok());
+  std::atomic<bool> done{false};
+  Result<int> found(-1);
+  std::thread waiting([&] {
+    found = EnsurePgSchema(*other);
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(done) << "EnsurePgSchema did not wait for the schema lock";
+  ASSERT_TRUE(db_->Exec("COMMIT").ok());
+  waiting.join();
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(*found, 0);
+}
+
+TEST_F(PgSchemaTest, ServersStartingTogetherAllSucceedAndMakeItOnce) {
   constexpr int kServers = 4;
   std::vector<std::unique_ptr<PgConnection>> connections;
   for (int i = 0; i < kServers; ++i) {
