@@ -35,8 +35,7 @@
 #include "bench/vector_data.h"
 #include "engram/engine.h"
 #include "src/engine/vector_cache.h"
-#include "src/store/fact_store.h"
-#include "src/store/vector_store.h"
+#include "src/store/sqlite/sqlite_store.h"
 #include "src/vindex/flat_index.h"
 #include "src/vindex/hnsw_index.h"
 
@@ -179,20 +178,20 @@ class Bench {
 
   // A cache on the store as a restarted process has it.
   struct Fresh {
-    std::unique_ptr<FactStore> store;
-    std::unique_ptr<VectorStore> vectors;
+    std::unique_ptr<SqliteStore> store;
+    VectorStore* vectors = nullptr;  // the store's
     std::unique_ptr<VectorCache> cache;
     int64_t space_id = 0;
   };
 
   bool OpenFresh(Fresh* f) const {
-    FactStoreOptions o;
+    SqliteStoreOptions o;
     o.path = db_path_;
     o.create_if_missing = false;
-    auto store = FactStore::Open(o);
+    auto store = SqliteStore::Open(o);
     if (!store.ok()) return Fail("open store", store.status());
     f->store = std::move(*store);
-    f->vectors = std::make_unique<VectorStore>(f->store->db());
+    f->vectors = &f->store->vectors();
     auto space = f->vectors->FindSpace(embedder_->Space());
     if (!space.ok()) return Fail("find space", space.status());
     f->space_id = *space;
@@ -207,9 +206,8 @@ class Bench {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
     Status synced = f.store->ReadTransact([&]() -> Status {
-      ENGRAM_ASSIGN_OR_RETURN(const int64_t version,
-                              f.store->db()->QueryInt("PRAGMA data_version"));
-      return f.cache->Sync(f.vectors.get(), {std::string(kDefaultScope)}, version, &warnings);
+      ENGRAM_ASSIGN_OR_RETURN(const int64_t version, f.store->DataVersion());
+      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, version, &warnings);
     });
     if (!synced.ok()) return Fail("sync", synced);
     const double sync_ms = MsSince(start);
@@ -218,7 +216,7 @@ class Bench {
     // The exact top 10, labelled by fact rowid (fact "v<i>" has row i of
     // the vectors).
     FlatIndex exact(options_.dim);
-    auto rows = f.store->db()->Prepare("SELECT rowid, content FROM facts");
+    auto rows = f.store->sqlite()->Prepare("SELECT rowid, content FROM facts");
     if (!rows.ok()) return Fail("read facts", rows.status());
     while (true) {
       auto row = rows->Step();
@@ -279,7 +277,7 @@ class Bench {
     }
     auto index = HnswIndex::Load(graph_path, options_.dim, HnswIndexOptions{}, nullptr);
     if (!index.ok()) return Fail("load the saved graph", index.status());
-    auto refs = f.vectors->Refs(f.space_id, std::string(kDefaultScope));
+    auto refs = f.vectors->Refs(f.space_id, std::string(kDefaultScope), 0);
     if (!refs.ok()) return Fail("read vector refs", refs.status());
     std::unordered_map<int64_t, int64_t> fact_of_vector;
     for (const VectorRef& r : *refs) fact_of_vector[r.vector_id] = r.fact_rowid;

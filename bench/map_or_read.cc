@@ -2,7 +2,7 @@
 // mapped and now reads (a mapped file truncated by another process kills
 // the reader with SIGBUS):
 //  - the database: a scope's vectors read out of SQLite with and without
-//    a memory map (PRAGMA mmap_size; FactStoreOptions::mmap_bytes);
+//    a memory map (PRAGMA mmap_size; SqliteStoreOptions::mmap_bytes);
 //  - the model file: read whole into memory of its own (FileContents, as
 //    the local embedder loads it) against mapped with every page touched.
 //

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 #include "tests/cli_runner.h"
 
 namespace engram {

@@ -26,7 +26,7 @@
 #include "engram/clock.h"
 #include "engram/engine.h"
 #include "src/store/fact_codec.h"
-#include "src/store/schema.h"
+#include "src/store/sqlite/schema.h"
 #include "src/store/testing/fault_vfs.h"
 #include "tests/store_for_test.h"
 #include "tests/test_embedders.h"
@@ -409,10 +409,10 @@ TEST_F(FaultInjectionTest, Migration) {
     Seed();
     auto store = testing::OpenStoreForTest(dir_.File("memory.db"), /*create=*/false);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    // What schemas 6 and 7 added (src/store/schema.cc); the one superseded
+    // What schemas 6 and 7 added (src/store/sqlite/schema.cc); the one superseded
     // version goes with its column, and the triggers keeping scope_stats
     // are schema 5's again.
-    const Status downgraded = (*store)->db()->Exec(
+    const Status downgraded = (*store)->sqlite()->Exec(
         std::string("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
                     "DROP TRIGGER facts_stats_update; ALTER TABLE facts DROP COLUMN portuguese; "
                     "ALTER TABLE scope_stats DROP COLUMN portuguese_facts; "

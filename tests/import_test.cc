@@ -26,19 +26,21 @@ class ImportTest : public ::testing::Test {
   int64_t FactCount() {
     auto store = testing::OpenStoreForTest(cli_.DbPath(), /*create=*/false);
     if (!store.ok()) return -1;
-    return (*store)->CountFacts()->facts;
+    return (*store)->facts().CountFacts()->facts;
   }
 
   // SQLite's and FTS5's own consistency checks.
   void ExpectConsistent() {
     auto store = testing::OpenStoreForTest(cli_.DbPath(), /*create=*/false);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto check = (*store)->db()->Prepare("PRAGMA integrity_check");
+    auto check = (*store)->sqlite()->Prepare("PRAGMA integrity_check");
     ASSERT_TRUE(check.ok());
     ASSERT_TRUE(*check->Step());
     EXPECT_EQ(check->ColumnText(0), "ok");
-    EXPECT_TRUE(
-        (*store)->db()->Exec("INSERT INTO facts_fts(facts_fts) VALUES('integrity-check')").ok());
+    EXPECT_TRUE((*store)
+                    ->sqlite()
+                    ->Exec("INSERT INTO facts_fts(facts_fts) VALUES('integrity-check')")
+                    .ok());
   }
 
   std::string Seed() {

@@ -8,7 +8,7 @@
 #include "src/common/json_text.h"
 #include "src/common/vector_blob.h"
 #include "src/store/fact_store.h"
-#include "src/store/fts5_engram.h"
+#include "src/store/sqlite/fts5_engram.h"
 
 namespace engram {
 namespace {
@@ -284,7 +284,7 @@ Result<ChunkMatches> ContextStore::Match(const std::vector<int64_t>& ids,
   const int64_t n_docs = has_row ? totals.ColumnInt(0) : 0;
   if (n_docs == 0) return out;
   out.collection = {n_docs, {totals.ColumnDouble(1) / static_cast<double>(n_docs)}, {1.0}};
-  // FTS5 as the outer loop, as the fact search does (fact_store_full_text.cc).
+  // FTS5 as the outer loop, as the fact search does (sqlite_fact_store_full_text.cc).
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT c.rowid, engram_tf(context_chunks_fts), c.terms FROM "

@@ -7,8 +7,8 @@
 // dimension, L2-normalised by the caller. The FTS5 table follows
 // context_chunks through triggers.
 //
-// Thread-safety: none; it shares the FactStore's connection, which the
-// engine serialises. Mutations must run inside FactStore::Transact().
+// Thread-safety: none; it shares its SqliteStore's connection, which the
+// engine serialises. Mutations must run inside Store::Transact().
 #ifndef ENGRAM_SRC_CONTEXT_CONTEXT_STORE_H_
 #define ENGRAM_SRC_CONTEXT_CONTEXT_STORE_H_
 
@@ -24,7 +24,7 @@
 #include "engram/status.h"
 #include "src/lexical/bm25.h"
 #include "src/lexical/lexical_searcher.h"
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 
 namespace engram {
 

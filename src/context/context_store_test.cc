@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "src/common/hash.h"
-#include "src/store/fact_store.h"
-#include "src/store/vector_store.h"
+#include "src/store/sqlite/sqlite_store.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -20,12 +19,12 @@ ChunkRow Row(const std::string& path, int64_t line, const std::string& text) {
 class ContextStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    FactStoreOptions options;
+    SqliteStoreOptions options;
     options.path = dir_.File("memory.db");
-    auto store = FactStore::Open(options);
+    auto store = SqliteStore::Open(options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
-    context_ = std::make_unique<ContextStore>(store_->db());
+    context_ = std::make_unique<ContextStore>(store_->sqlite());
   }
   int64_t Attach(const std::string& name) {
     Result<int64_t> id = Internal("not run");
@@ -40,7 +39,7 @@ class ContextStoreTest : public ::testing::Test {
   Status Run(const std::function<Status()>& body) { return store_->Transact(body); }
 
   testing::TempDir dir_;
-  std::unique_ptr<FactStore> store_;
+  std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<ContextStore> context_;
 };
 
@@ -83,7 +82,7 @@ TEST_F(ContextStoreTest, ChunksAreSearchableAndFollowTheirFile) {
 TEST_F(ContextStoreTest, VectorsAreSharedByHashAndDroppedWhenUnused) {
   const int64_t a = Attach("a");
   const int64_t b = Attach("b");
-  VectorStore spaces(store_->db());
+  VectorStore& spaces = store_->vectors();
   int64_t space = 0;
   ASSERT_TRUE(Run([&]() -> Status {
                 ENGRAM_ASSIGN_OR_RETURN(space, spaces.EnsureSpace({"test", "x", 2}, 0));
@@ -117,12 +116,12 @@ TEST_F(ContextStoreTest, VectorsAreSharedByHashAndDroppedWhenUnused) {
   dropped = context_->DropUnusedVectors();
   ASSERT_TRUE(dropped.ok());
   EXPECT_EQ(*dropped, 1);
-  EXPECT_EQ(*store_->db()->QueryInt("SELECT count(*) FROM context_chunks"), 0);
+  EXPECT_EQ(*store_->sqlite()->QueryInt("SELECT count(*) FROM context_chunks"), 0);
 }
 
 TEST_F(ContextStoreTest, PruningASpaceDeletesItsChunkVectors) {
   const int64_t a = Attach("a");
-  VectorStore spaces(store_->db());
+  VectorStore& spaces = store_->vectors();
   ASSERT_TRUE(Run([&]() -> Status {
                 ENGRAM_ASSIGN_OR_RETURN(int64_t old_space, spaces.EnsureSpace({"t", "old", 2}, 0));
                 ENGRAM_ASSIGN_OR_RETURN(int64_t keep, spaces.EnsureSpace({"t", "new", 2}, 0));
@@ -132,7 +131,7 @@ TEST_F(ContextStoreTest, PruningASpaceDeletesItsChunkVectors) {
                 ENGRAM_RETURN_IF_ERROR(context_->PutVector(keep, Sha256Hex("text"), v));
                 return spaces.PruneOtherSpaces(keep).status();
               }).ok());
-  EXPECT_EQ(*store_->db()->QueryInt("SELECT count(*) FROM context_vectors"), 1);
+  EXPECT_EQ(*store_->sqlite()->QueryInt("SELECT count(*) FROM context_vectors"), 1);
 }
 
 }  // namespace

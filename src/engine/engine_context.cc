@@ -102,13 +102,13 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
       std::lock_guard lock(mutex_);
       ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked(embedder, options.clock->NowMillis()));
       ENGRAM_ASSIGN_OR_RETURN(std::unordered_set<std::string> with_vectors,
-                              context_.WithVectors(space_id, new_hashes));
+                              context_->WithVectors(space_id, new_hashes));
       // Written chunks that need no text of their own embedded: their text
       // has a vector already, or another chunk written now has their text.
       report.reused = report.chunks_written - (new_hashes.size() - with_vectors.size());
       std::vector<ChunkToEmbed> stored_missing;
       if (id != 0) {
-        ENGRAM_ASSIGN_OR_RETURN(stored_missing, context_.WithoutVectors(id, space_id));
+        ENGRAM_ASSIGN_OR_RETURN(stored_missing, context_->WithoutVectors(id, space_id));
       }
       todo = TextsToEmbed(plan, stored_missing, with_vectors);
     }
@@ -153,28 +153,28 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
   StoredAttachment after;
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {
     if (id == 0) {
-      ENGRAM_ASSIGN_OR_RETURN(id, context_.Create(name, roots, chunking, now));
+      ENGRAM_ASSIGN_OR_RETURN(id, context_->Create(name, roots, chunking, now));
     } else {
-      auto current = context_.Find(name);
+      auto current = context_->Find(name);
       if (!current.ok() || current->id != id) {
         return NotFound("attachment '" + name + "' was detached meanwhile");
       }
-      ENGRAM_RETURN_IF_ERROR(context_.Touch(id, chunking, now));
+      ENGRAM_RETURN_IF_ERROR(context_->Touch(id, chunking, now));
     }
     for (const std::string& path : plan.removed) {
-      ENGRAM_RETURN_IF_ERROR(context_.RemoveFile(id, path));
+      ENGRAM_RETURN_IF_ERROR(context_->RemoveFile(id, path));
     }
     for (const FileUpdate& u : plan.updates) {
-      ENGRAM_RETURN_IF_ERROR(context_.PutFile(id, u.file));
-      if (u.rechunked) ENGRAM_RETURN_IF_ERROR(context_.ReplaceChunks(id, u.file.path, u.chunks));
+      ENGRAM_RETURN_IF_ERROR(context_->PutFile(id, u.file));
+      if (u.rechunked) ENGRAM_RETURN_IF_ERROR(context_->ReplaceChunks(id, u.file.path, u.chunks));
     }
     for (const auto& [hash, v] : vectors) {
-      ENGRAM_RETURN_IF_ERROR(context_.PutVector(space_id, hash, v));
+      ENGRAM_RETURN_IF_ERROR(context_->PutVector(space_id, hash, v));
     }
-    ENGRAM_RETURN_IF_ERROR(context_.DropUnusedVectors().status());
-    ENGRAM_ASSIGN_OR_RETURN(after, context_.Find(name));
+    ENGRAM_RETURN_IF_ERROR(context_->DropUnusedVectors().status());
+    ENGRAM_ASSIGN_OR_RETURN(after, context_->Find(name));
     if (!options.embedder) return Status::OK();
-    ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_.CountWithoutVectors({id}, space_id));
+    ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_->CountWithoutVectors({id}, space_id));
     report.unembedded = static_cast<size_t>(missing);
     return Status::OK();
   }));
@@ -196,7 +196,7 @@ Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
   ENGRAM_RETURN_IF_ERROR(CheckName(name).WithContext("context: attach"));
   {
     std::lock_guard lock(mutex_);
-    auto found = context_.Find(name);
+    auto found = context_->Find(name);
     if (found.ok()) {
       return Status(StatusCode::kAlreadyExists,
                     "context: attach: an attachment named '" + name +
@@ -215,7 +215,7 @@ Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
 
 Result<std::vector<Attachment>> EngineImpl::Attachments() {
   std::lock_guard lock(mutex_);
-  auto list = context_.List();
+  auto list = context_->List();
   if (!list.ok()) return list.status().WithContext("context: list");
   std::vector<Attachment> out;
   for (StoredAttachment& a : *list) out.push_back(std::move(a.info));
@@ -229,11 +229,11 @@ Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::stri
   {
     std::lock_guard lock(mutex_);
     if (name.empty()) {
-      auto list = context_.List();
+      auto list = context_->List();
       if (!list.ok()) return list.status().WithContext("context: refresh");
       targets = std::move(*list);
     } else {
-      auto found = context_.Find(name);
+      auto found = context_->Find(name);
       if (!found.ok()) return found.status().WithContext("context: refresh");
       targets.push_back(std::move(*found));
     }
@@ -243,7 +243,7 @@ Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::stri
     std::vector<StoredFile> files;
     {
       std::lock_guard lock(mutex_);
-      auto stored = context_.Files(a.id);
+      auto stored = context_->Files(a.id);
       if (!stored.ok())
         return stored.status().WithContext("context: refresh '" + a.info.name + "'");
       files = std::move(*stored);
@@ -275,10 +275,10 @@ Result<Attachment> EngineImpl::Detach(const std::string& name) {
   std::lock_guard lock(mutex_);
   Result<StoredAttachment> found = NotFound("");
   Status s = store_->Transact([&]() -> Status {
-    found = context_.Find(name);
+    found = context_->Find(name);
     ENGRAM_RETURN_IF_ERROR(found.status());
-    ENGRAM_RETURN_IF_ERROR(context_.Delete(found->id));
-    return context_.DropUnusedVectors().status();
+    ENGRAM_RETURN_IF_ERROR(context_->Delete(found->id));
+    return context_->DropUnusedVectors().status();
   });
   if (!s.ok()) return s.WithContext("context: detach");
   return found->info;
@@ -311,24 +311,24 @@ Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query
   Status s = store_->ReadTransact([&]() -> Status {
     std::vector<int64_t> ids;
     if (options.attachments.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredAttachment> all, context_.List());
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredAttachment> all, context_->List());
       for (const StoredAttachment& a : all) ids.push_back(a.id);
     } else {
       for (const std::string& name : options.attachments) {
-        ENGRAM_ASSIGN_OR_RETURN(StoredAttachment a, context_.Find(name));
+        ENGRAM_ASSIGN_OR_RETURN(StoredAttachment a, context_->Find(name));
         ids.push_back(a.id);
       }
     }
     ChunkQueryVector vector;
     if (engine_options->embedder) {
       ENGRAM_ASSIGN_OR_RETURN(vector.space_id, FindSpaceLocked(*engine_options->embedder));
-      ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_.CountWithoutVectors(ids, vector.space_id));
+      ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_->CountWithoutVectors(ids, vector.space_id));
       response.unembedded = static_cast<size_t>(missing);
       if (vector.space_id != 0 && !query_vector.empty()) vector.vector = query_vector;
       vector.max_windows = engine_options->embedder->Space().MaxVectorsPerDocument();
       response.semantic = !vector.vector.empty();
     }
-    return RankChunks(&context_, ids, lexical, vector, rank, &response);
+    return RankChunks(context_.get(), ids, lexical, vector, rank, &response);
   });
   if (!s.ok()) return s.WithContext("context: search");
   return response;

@@ -38,7 +38,7 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
   {
     std::lock_guard lock(mutex_);
     Status s = store_->Transact([&]() -> Status {
-      ENGRAM_ASSIGN_OR_RETURN(StoredFact old, store_->Get(request.scope, request.id));
+      ENGRAM_ASSIGN_OR_RETURN(StoredFact old, store_->facts().Get(request.scope, request.id));
       if (old.fact.IsSuperseded()) {
         return FailedPrecondition("fact " + old.fact.id + " was already replaced by " +
                                   old.fact.superseded_by + "; update the current version");
@@ -50,17 +50,18 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
       }
       ENGRAM_ASSIGN_OR_RETURN(AddOutcome added,
                               AddLocked(options->limits, in, now, &created_rowid));
-      ENGRAM_ASSIGN_OR_RETURN(StoredFact current, store_->Get(request.scope, added.fact.id));
+      ENGRAM_ASSIGN_OR_RETURN(StoredFact current,
+                              store_->facts().Get(request.scope, added.fact.id));
       if (current.fact.IsSuperseded()) {
         // The text of an older version again (A -> B -> A): that fact is
         // current once more.
-        ENGRAM_RETURN_IF_ERROR(store_->SetSuperseded(current.rowid, "", 0));
+        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(current.rowid, "", 0));
         current.fact.superseded_by.clear();
         current.fact.valid_until = 0;
         added.warnings.clear();
       }
-      ENGRAM_RETURN_IF_ERROR(store_->SetSuperseded(old.rowid, current.fact.id, now));
-      ENGRAM_RETURN_IF_ERROR(VersionStore(store_->db()).Put({old.rowid, current.rowid, 1.0, true}));
+      ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(old.rowid, current.fact.id, now));
+      ENGRAM_RETURN_IF_ERROR(store_->versions().Put({old.rowid, current.rowid, 1.0, true}));
       old.fact.superseded_by = current.fact.id;
       old.fact.valid_until = now;
       outcome.fact = std::move(current.fact);
@@ -83,11 +84,11 @@ Result<std::vector<Fact>> EngineImpl::History(const std::string& scope, const st
   std::lock_guard lock(mutex_);
   std::vector<Fact> chain;
   Status s = store_->ReadTransact([&]() -> Status {
-    ENGRAM_ASSIGN_OR_RETURN(StoredFact cur, store_->Get(scope, id));
+    ENGRAM_ASSIGN_OR_RETURN(StoredFact cur, store_->facts().Get(scope, id));
     std::set<std::string> seen = {cur.fact.id};
     // Forward to the current version.
     while (cur.fact.IsSuperseded() && seen.size() < kMaxChain) {
-      auto next = store_->Get(scope, cur.fact.superseded_by);
+      auto next = store_->facts().Get(scope, cur.fact.superseded_by);
       if (!next.ok()) break;  // replaced by a fact that is gone
       if (!seen.insert(next->fact.id).second) break;
       cur = std::move(*next);
@@ -99,7 +100,8 @@ Result<std::vector<Fact>> EngineImpl::History(const std::string& scope, const st
     while (!queue.empty() && chain.size() < kMaxChain) {
       const std::string next = queue.back();
       queue.pop_back();
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> older, store_->SupersededBy(scope, next));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> older,
+                              store_->facts().SupersededBy(scope, next));
       for (StoredFact& o : older) {
         if (!listed.insert(o.fact.id).second) continue;
         queue.push_back(o.fact.id);
@@ -126,7 +128,7 @@ Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
   int64_t removed = 0;
   Status s = store_->Transact([&]() -> Status {
     if (request.whole_scope) {
-      ENGRAM_ASSIGN_OR_RETURN(removed, store_->DeleteScope(request.scope));
+      ENGRAM_ASSIGN_OR_RETURN(removed, store_->facts().DeleteScope(request.scope));
       if (removed == 0) return NotFound("scope '" + request.scope + "' holds no facts");
       return Status::OK();
     }
@@ -139,14 +141,14 @@ Result<int64_t> EngineImpl::Forget(const ForgetRequest& request) {
       FactVisibility everything;
       everything.include_superseded = true;
       everything.include_expired = true;
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, store_->List(tagged, everything));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, store_->facts().List(tagged, everything));
       for (const Fact& f : facts) {
-        ENGRAM_ASSIGN_OR_RETURN(StoredFact stored, store_->Get(request.scope, f.id));
+        ENGRAM_ASSIGN_OR_RETURN(StoredFact stored, store_->facts().Get(request.scope, f.id));
         doomed.push_back(std::move(stored));
       }
     } else {
       for (const auto& id : request.ids) {
-        ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(request.scope, id));
+        ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->facts().Get(request.scope, id));
         doomed.push_back(std::move(f));
       }
     }
@@ -165,7 +167,7 @@ Result<int64_t> EngineImpl::RemoveExpired() {
   std::lock_guard lock(mutex_);
   int64_t removed = 0;
   Status s = store_->Transact([&]() -> Status {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> expired, store_->Expired(now));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> expired, store_->facts().Expired(now));
     std::map<std::string, std::vector<StoredFact>> by_scope;
     for (StoredFact& f : expired) by_scope[f.fact.scope].push_back(std::move(f));
     for (auto& [scope, facts] : by_scope) {
@@ -197,7 +199,7 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
   // Phase 1: facts that stay and that a forgotten fact replaced.
   std::vector<StoredFact> orphans;
   for (const auto& [id, f] : by_id) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> older, store_->SupersededBy(scope, id));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> older, store_->facts().SupersededBy(scope, id));
     for (StoredFact& o : older) {
       if (!by_id.count(o.fact.id)) orphans.push_back(std::move(o));
     }
@@ -209,7 +211,7 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
     if (next.empty()) {
       headless.push_back(std::move(o));
     } else {
-      ENGRAM_RETURN_IF_ERROR(store_->SetSuperseded(o.rowid, next, o.fact.valid_until));
+      ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(o.rowid, next, o.fact.valid_until));
     }
   }
   // Phase 3: older versions whose current version goes.
@@ -227,10 +229,10 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
           }
           return a.fact.created_at > b.fact.created_at;
         });
-        ENGRAM_RETURN_IF_ERROR(store_->SetSuperseded(headless[0].rowid, "", 0));
+        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(headless[0].rowid, "", 0));
         for (size_t i = 1; i < headless.size(); ++i) {
-          ENGRAM_RETURN_IF_ERROR(store_->SetSuperseded(headless[i].rowid, headless[0].fact.id,
-                                                       headless[i].fact.valid_until));
+          ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(
+              headless[i].rowid, headless[0].fact.id, headless[i].fact.valid_until));
         }
         break;
       }
@@ -242,7 +244,7 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
           queue.pop_back();
           if (by_id.count(f.fact.id)) continue;
           ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> older,
-                                  store_->SupersededBy(scope, f.fact.id));
+                                  store_->facts().SupersededBy(scope, f.fact.id));
           for (StoredFact& o : older) queue.push_back(std::move(o));
           by_id.emplace(f.fact.id, std::move(f));
         }
@@ -253,7 +255,7 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
   std::vector<int64_t> rowids;
   rowids.reserve(by_id.size());
   for (const auto& [id, f] : by_id) rowids.push_back(f.rowid);
-  return store_->DeleteRowids(rowids);
+  return store_->facts().DeleteRowids(rowids);
 }
 
 }  // namespace engram

@@ -11,7 +11,7 @@
 #include "src/engine/fact_validator.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_id.h"
-#include "src/store/version_store.h"
+#include "src/store/sqlite/sqlite_store.h"
 #include "src/text/analyzer.h"
 
 namespace engram {
@@ -21,27 +21,30 @@ namespace {
 constexpr char kAnalyzerVersionKey[] = "analyzer_version";
 
 // Rebuilds the full-text index when it was built by another analyzer.
-Status SyncAnalyzerVersion(FactStore* store) {
+Status SyncAnalyzerVersion(Store* store) {
   const std::string current = std::to_string(kAnalyzerVersion);
   auto stored = store->GetMeta(kAnalyzerVersionKey);
   if (stored.ok() && *stored == current) return Status::OK();
   if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
   return store->Transact([&]() -> Status {
-    ENGRAM_RETURN_IF_ERROR(store->RebuildLexicalIndex(&CountFactText));
-    ENGRAM_RETURN_IF_ERROR(ContextStore(store->db()).RebuildLexicalIndex(&CountTerms));
+    ENGRAM_RETURN_IF_ERROR(store->facts().RebuildLexicalIndex(&CountFactText));
+    if (SqliteDb* db = store->sqlite()) {
+      ENGRAM_RETURN_IF_ERROR(ContextStore(db).RebuildLexicalIndex(&CountTerms));
+    }
     return store->SetMeta(kAnalyzerVersionKey, current);
   });
 }
 
-// The options of every connection the engine opens to its file.
-FactStoreOptions StoreOptionsFor(const EngineOptions& opts) {
-  FactStoreOptions store_options;
+// The store `opts` names, opened as every connection the engine opens to it.
+Result<std::unique_ptr<Store>> OpenStore(const EngineOptions& opts) {
+  SqliteStoreOptions store_options;
   store_options.path = opts.db_path;
   store_options.create_if_missing = opts.create_if_missing;
   store_options.busy_timeout_ms = opts.busy_timeout_ms;
   // SQLite caps the map at its compile-time largest (2 GB by default).
   if (opts.map_store) store_options.mmap_bytes = std::numeric_limits<int64_t>::max();
-  return store_options;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(store_options));
+  return std::unique_ptr<Store>(std::move(store));
 }
 
 }  // namespace
@@ -50,31 +53,21 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   ENGRAM_RETURN_IF_ERROR(ValidateEngineOptions(options));
   EngineOptions opts = options;
   if (!opts.clock) opts.clock = SystemClock();
-  const FactStoreOptions store_options = StoreOptionsFor(opts);
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<FactStore> store, FactStore::Open(store_options));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStore(opts));
   ENGRAM_RETURN_IF_ERROR(SyncAnalyzerVersion(store.get()));
-  std::unique_ptr<ReaderPool> readers;
-  if (opts.readers > 0) readers = std::make_unique<ReaderPool>(store_options, opts.readers);
-  return std::unique_ptr<Engine>(
-      new EngineImpl(std::move(opts), std::move(store), std::move(readers)));
+  return std::unique_ptr<Engine>(new EngineImpl(std::move(opts), std::move(store)));
 }
 
-EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
-                       std::unique_ptr<ReaderPool> readers)
+EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<Store> store)
     : options_(std::make_shared<const EngineOptions>(std::move(options))),
-      checkpointer_(store->db()->ReadOnly()
-                        ? nullptr
-                        : std::make_unique<WalCheckpointer>(store->db()->path())),
       store_(std::move(store)),
-      vectors_(store_->db()),
-      hypotheses_(store_->db()),
-      context_(store_->db()),
-      readers_(std::move(readers)),
+      context_(store_->sqlite() ? std::make_unique<ContextStore>(store_->sqlite()) : nullptr),
+      readers_(options_->readers > 0 ? std::make_unique<ReaderPool>(store_.get(), options_->readers)
+                                     : nullptr),
       access_(std::make_unique<AccessRecorder>(
           [this](const std::vector<AccessCount>& counts, bool queued) {
             return WriteAccess(counts, queued);
           })) {
-  if (checkpointer_) checkpointer_->Attach(store_->db()->handle());
   // The worker exists whenever background backfill was asked for, even
   // while keyword-only: a Reload may bring an embedder. Its steps do
   // nothing without one.
@@ -92,15 +85,12 @@ EngineImpl::~EngineImpl() {
 Status EngineImpl::WriteAccess(const std::vector<AccessCount>& counts, bool queued) {
   if (!queued) {
     std::lock_guard lock(mutex_);
-    return store_->Transact([&] { return store_->RecordAccess(counts); });
+    return store_->Transact([&] { return store_->facts().RecordAccess(counts); });
   }
   if (!access_store_) {
-    FactStoreOptions store_options = StoreOptionsFor(*Options());
-    store_options.create_if_missing = false;
-    ENGRAM_ASSIGN_OR_RETURN(access_store_, FactStore::Open(store_options));
-    if (checkpointer_) checkpointer_->Attach(access_store_->db()->handle());
+    ENGRAM_ASSIGN_OR_RETURN(access_store_, store_->OpenWriter());
   }
-  return access_store_->Transact([&] { return access_store_->RecordAccess(counts); });
+  return access_store_->Transact([&] { return access_store_->facts().RecordAccess(counts); });
 }
 
 std::shared_ptr<const EngineOptions> EngineImpl::Options() const {
@@ -153,11 +143,11 @@ Result<AddOutcome> EngineImpl::MergeInto(StoredFact existing, const Fact& incomi
   tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
   merged.tags = std::move(tags);
   merged.updated_at = std::max(merged.updated_at, incoming.updated_at);
-  ENGRAM_RETURN_IF_ERROR(store_->UpdateTags(existing.rowid, merged.tags, merged.updated_at,
-                                            CountTagTerms(merged.tags)));
+  ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateTags(existing.rowid, merged.tags, merged.updated_at,
+                                                    CountTagTerms(merged.tags)));
   outcome.updated_fields = MergeDescription(incoming, &merged);
   if (!outcome.updated_fields.empty()) {
-    ENGRAM_RETURN_IF_ERROR(store_->UpdateDescription(existing.rowid, merged));
+    ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateDescription(existing.rowid, merged));
   }
   if (merged.IsSuperseded()) {
     outcome.warnings.push_back("fact " + merged.id + " was superseded by " + merged.superseded_by +
@@ -176,11 +166,10 @@ Result<AddOutcome> EngineImpl::AddLocked(const LimitOptions& limits, const NewFa
   row.fact = BuildFact(in, now);
   AddOutcome outcome;
   ENGRAM_ASSIGN_OR_RETURN(std::optional<StoredFact> existing,
-                          store_->Find(row.fact.scope, row.fact.id));
+                          store_->facts().Find(row.fact.scope, row.fact.id));
   if (existing) return MergeInto(std::move(*existing), row.fact);
   row.text = CountFactText(row.fact.content, row.fact.tags);
-  ENGRAM_RETURN_IF_ERROR(store_->Insert(row));
-  *rowid = store_->db()->LastInsertRowid();
+  ENGRAM_ASSIGN_OR_RETURN(*rowid, store_->facts().Insert(row));
   outcome.fact = std::move(row.fact);
   outcome.created = true;
   return outcome;
@@ -264,16 +253,16 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
 }
 
 Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
-  VersionStore links(store_->db());
+  VersionStore& links = store_->versions();
   for (size_t i = 0; i < facts.size(); ++i) {
     if (!facts[i].superseded_by) continue;
     const std::string& scope = facts[i].scope;
-    auto newer = store_->Find(scope, *facts[i].superseded_by);
+    auto newer = store_->facts().Find(scope, *facts[i].superseded_by);
     if (!newer.ok() || !*newer) {
       return InvalidArgument("engine: import: fact " + std::to_string(i + 1) + ": superseded_by '" +
                              *facts[i].superseded_by + "' names no fact of scope '" + scope + "'");
     }
-    ENGRAM_ASSIGN_OR_RETURN(StoredFact older, store_->Get(scope, FactId(facts[i].content)));
+    ENGRAM_ASSIGN_OR_RETURN(StoredFact older, store_->facts().Get(scope, FactId(facts[i].content)));
     ENGRAM_RETURN_IF_ERROR(links.Put({older.rowid, (*newer)->rowid, 1.0, true}));
   }
   return Status::OK();
@@ -282,7 +271,7 @@ Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
 Result<Fact> EngineImpl::Get(const std::string& scope, const std::string& id_or_prefix) {
   FlushAccess();
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->Get(scope, id_or_prefix));
+  ENGRAM_ASSIGN_OR_RETURN(StoredFact f, store_->facts().Get(scope, id_or_prefix));
   // Named, not served, as in search (engine_search.cc).
   if (const std::string wrong = IdMismatch(f.fact.id, f.fact.content); !wrong.empty()) {
     return Corruption("engine: fact " + f.fact.id + " (scope '" + scope + "'): " + wrong +
@@ -300,27 +289,27 @@ Result<std::vector<Fact>> EngineImpl::List(const ListOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(visibility.filter, NormalizeFilter(options.filter));
   FlushAccess();
   std::lock_guard lock(mutex_);
-  return store_->List(normalized, visibility);
+  return store_->facts().List(normalized, visibility);
 }
 
 Status EngineImpl::Export(const std::vector<std::string>& scopes,
                           const std::function<bool(const Fact&)>& sink) {
   FlushAccess();
   std::lock_guard lock(mutex_);
-  return store_->ForEach(scopes, [&](const StoredFact& f) { return sink(f.fact); });
+  return store_->facts().ForEach(scopes, [&](const StoredFact& f) { return sink(f.fact); });
 }
 
 Result<StoreStats> EngineImpl::Stats() {
   const std::shared_ptr<const EngineOptions> options = Options();
   FlushAccess();
   std::lock_guard lock(mutex_);
-  ENGRAM_ASSIGN_OR_RETURN(FactStore::Counts counts, store_->CountFacts());
+  ENGRAM_ASSIGN_OR_RETURN(FactStore::Counts counts, store_->facts().CountFacts());
   StoreStats stats;
   stats.facts = counts.facts;
   stats.scopes = std::move(counts.scopes);
   stats.schema_version = counts.schema_version;
   stats.db_path = std::move(counts.location);
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, vectors_.Spaces());
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SpaceInfo> spaces, store_->vectors().Spaces());
   if (options->embedder) stats.active_space = options->embedder->Space();
   stats.missing_vectors = options->embedder ? stats.facts : 0;
   for (const SpaceInfo& info : spaces) {
@@ -328,7 +317,7 @@ Result<StoreStats> EngineImpl::Stats() {
     stats.spaces.push_back(SpaceStats{info.space, info.vectors, active});
     if (active) {
       stats.vectors = info.vectors;
-      ENGRAM_ASSIGN_OR_RETURN(stats.missing_vectors, vectors_.CountMissing(info.id));
+      ENGRAM_ASSIGN_OR_RETURN(stats.missing_vectors, store_->vectors().CountMissing(info.id));
     }
   }
   return stats;

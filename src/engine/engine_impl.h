@@ -27,19 +27,16 @@
 #include "src/engine/backfill_worker.h"
 #include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
-#include "src/store/fact_store.h"
-#include "src/store/hypothesis_store.h"
 #include "src/store/reader_pool.h"
-#include "src/store/vector_store.h"
-#include "src/store/wal_checkpointer.h"
+#include "src/store/store.h"
 
 namespace engram {
 
 class EngineImpl final : public Engine {
  public:
-  // `readers` is null when searches read on `store`'s own connection.
-  EngineImpl(EngineOptions options, std::unique_ptr<FactStore> store,
-             std::unique_ptr<ReaderPool> readers);
+  // Searches read on `options.readers` connections of `store` of their
+  // own, or on `store`'s own when that is 0.
+  EngineImpl(EngineOptions options, std::unique_ptr<Store> store);
   ~EngineImpl() override;
 
   Result<AddOutcome> Add(const NewFact& fact) override;
@@ -129,7 +126,7 @@ class EngineImpl final : public Engine {
   // none could be opened (a warning says why). The caller must not hold
   // mutex_. Lock order: mutex_ before a VectorCache::View, never the
   // reverse (a Sync holds mutex_ while it waits for the Views to end).
-  Status ReadSnapshot(const std::function<Status(FactStore&)>& body,
+  Status ReadSnapshot(const std::function<Status(Store&)>& body,
                       std::vector<std::string>* warnings);
 
   // A search's query made ready for the snapshot: analysed, expanded by
@@ -262,14 +259,10 @@ class EngineImpl final : public Engine {
 
   mutable std::mutex options_mutex_;
   std::shared_ptr<const EngineOptions> options_;  // guarded by options_mutex_
-  // Folds the log back into the file off every commit's path; attached to
-  // the connections that write (store_, access_store_), so declared before
-  // them and destroyed after. Null for a store opened read-only.
-  std::unique_ptr<WalCheckpointer> checkpointer_;
-  std::unique_ptr<FactStore> store_;
-  VectorStore vectors_;
-  HypothesisStore hypotheses_;
-  ContextStore context_;
+  std::unique_ptr<Store> store_;
+  // The attached files' tables, on store_'s SQLite connection; null on a
+  // store of another backend, where attaching files is not supported yet.
+  std::unique_ptr<ContextStore> context_;
   // The last space looked up: its key and id; guarded by mutex_.
   std::string space_key_;
   int64_t space_id_ = 0;
@@ -280,7 +273,7 @@ class EngineImpl final : public Engine {
   std::mutex mutex_;
   // The connection queued access counts are written on, opened on the
   // first; used only in access_'s writes, which it serialises.
-  std::unique_ptr<FactStore> access_store_;
+  std::unique_ptr<Store> access_store_;
   // Searches' access counts, written in batches; the reads that show
   // access counts Flush it first. Destroyed (writing what waits) before
   // anything it uses.

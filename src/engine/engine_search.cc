@@ -113,7 +113,7 @@ size_t ScanDepth(size_t top_k, const FactVisibility& visibility) {
 // `visibility` sees, with their cosines; hits already gathered (lexical
 // candidates) count toward top_k. The scan went deeper than top_k, so
 // hidden and filtered facts do not leave fewer. Returns how many count.
-Result<size_t> AddVisibleVectorHits(FactStore& store, const std::vector<VectorHit>& vector_hits,
+Result<size_t> AddVisibleVectorHits(Store& store, const std::vector<VectorHit>& vector_hits,
                                     size_t top_k, const FactVisibility& visibility,
                                     std::vector<Gathered>* gathered,
                                     std::unordered_map<int64_t, size_t>* by_rowid) {
@@ -122,7 +122,7 @@ Result<size_t> AddVisibleVectorHits(FactStore& store, const std::vector<VectorHi
     if (!by_rowid->count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
-                          store.RankInputsOf(new_rowids, visibility));
+                          store.facts().RankInputsOf(new_rowids, visibility));
   std::unordered_map<int64_t, RankInput> seen;
   for (RankInput& r : inputs) seen.emplace(r.rowid, std::move(r));
   size_t kept = 0;
@@ -155,11 +155,11 @@ constexpr size_t kMaxSuccessors = 16;
 // among the candidates as indexes into `gathered`. With `explicit_only`,
 // only links of explicit updates count.
 Result<std::vector<VersionEdge>> GatherNewerVersions(
-    FactStore& store, const VectorCache* cache, const std::vector<float>& query_vector,
+    Store& store, const VectorCache* cache, const std::vector<float>& query_vector,
     const std::vector<std::string>& scopes, const FactVisibility& visibility, bool explicit_only,
     std::vector<Gathered>* gathered, std::unordered_map<int64_t, size_t>* by_rowid) {
   std::vector<VersionEdge> edges;
-  VersionStore versions(store.db());
+  VersionStore& versions = store.versions();
   std::vector<int64_t> frontier;
   frontier.reserve(gathered->size());
   for (const Gathered& g : *gathered) frontier.push_back(g.rowid);
@@ -176,7 +176,8 @@ Result<std::vector<VersionEdge>> GatherNewerVersions(
     }
     std::sort(unseen.begin(), unseen.end());
     unseen.erase(std::unique(unseen.begin(), unseen.end()), unseen.end());
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found, store.RankInputsOf(unseen, visibility));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
+                            store.facts().RankInputsOf(unseen, visibility));
     frontier.clear();
     const size_t first_new = gathered->size();
     for (RankInput& r : found) {
@@ -233,13 +234,13 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   HypothesisCache cache;
   cache.get = [this](const std::string& llm, int version, const std::string& q) {
     std::lock_guard lock(mutex_);
-    return hypotheses_.Get(HypothesisKey{llm, version, q});
+    return store_->hypotheses().Get(HypothesisKey{llm, version, q});
   };
   cache.put = [this, now](const std::string& llm, int version, const std::string& q,
                           const std::string& hypothesis) {
     std::lock_guard lock(mutex_);
     return store_->Transact([&] {
-      return hypotheses_.Put(HypothesisKey{llm, version, q}, hypothesis, now);
+      return store_->hypotheses().Put(HypothesisKey{llm, version, q}, hypothesis, now);
     });
   };
   HydeOutcome outcome = Hypothesize(*options.llm, query, options.hyde, &cache);
@@ -265,12 +266,12 @@ void EngineImpl::RunHyde(const EngineOptions& options, const std::string& query,
   }
 }
 
-Status EngineImpl::ReadSnapshot(const std::function<Status(FactStore&)>& body,
+Status EngineImpl::ReadSnapshot(const std::function<Status(Store&)>& body,
                                 std::vector<std::string>* warnings) {
   if (readers_) {
     auto lease = readers_->Acquire();
     if (lease.ok()) {
-      FactStore& store = lease->store();
+      Store& store = lease->store();
       return store.ReadTransact([&] { return body(store); });
     }
     warnings->push_back("read on the engine's own connection: " + lease.status().message());
@@ -429,11 +430,11 @@ bool FallbackMode(FusionMode mode) {
 }
 
 // The lexical hits, each with its BM25 score and matched terms.
-Status GatherLexical(FactStore& store, SearchState* s) {
+Status GatherLexical(Store& store, SearchState* s) {
   if (!UsesLexical(s->options.mode)) return Status::OK();
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::vector<LexicalHit> hits,
-      SearchLexical(store, s->lexical, s->scopes, s->opts.bm25, s->visibility, &s->term_counts));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
+                          SearchLexical(store.facts(), s->lexical, s->scopes, s->opts.bm25,
+                                        s->visibility, &s->term_counts));
   for (LexicalHit& h : hits) {
     s->by_rowid[h.rowid] = s->gathered.size();
     s->gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
@@ -445,7 +446,7 @@ Status GatherLexical(FactStore& store, SearchState* s) {
 
 // The top vector hits the caller sees, and every lexical candidate's true
 // cosine, from one scan.
-Status GatherVectors(FactStore& store, SearchState* s, SearchResponse* response) {
+Status GatherVectors(Store& store, SearchState* s, SearchResponse* response) {
   if (!s->cache) return Status::OK();
   response->semantic = true;
   const size_t top_k = s->options.mode == FusionMode::kSemantic
@@ -479,7 +480,7 @@ Status GatherVectors(FactStore& store, SearchState* s, SearchResponse* response)
 // What the candidates become before fusion: none when none shows evidence
 // (blended, rrf); every fact by recency for the temporal mode or the
 // temporal fallback; else the newer versions of the candidates joined.
-Status CompleteCandidates(FactStore& store, SearchState* s, SearchResponse* response) {
+Status CompleteCandidates(Store& store, SearchState* s, SearchResponse* response) {
   const FusionMode mode = s->options.mode;
   if (FallbackMode(mode)) {
     response->without_evidence = DropUnlessAnyShowsEvidence(
@@ -489,7 +490,8 @@ Status CompleteCandidates(FactStore& store, SearchState* s, SearchResponse* resp
   if (mode == FusionMode::kTemporal ||
       (s->gathered.empty() && FallbackMode(mode) && s->opts.fusion.temporal_fallback)) {
     response->temporal_fallback = mode != FusionMode::kTemporal;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all, store.RankInputs(s->scopes, s->visibility));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> all,
+                            store.facts().RankInputs(s->scopes, s->visibility));
     s->gathered.clear();
     for (RankInput& r : all) s->gathered.push_back(FromRankInput(std::move(r)));
   } else if (s->opts.versions.newer_first || s->options.include_superseded) {
@@ -556,11 +558,11 @@ void RankCandidates(SearchState* s, SearchResponse* response) {
 }
 
 // The facts of the ranking, in its order.
-Status LoadRanked(FactStore& store, SearchState* s) {
+Status LoadRanked(Store& store, SearchState* s) {
   std::vector<int64_t> rowids;
   rowids.reserve(s->fused.ranked.size());
   for (const FusedCandidate& c : s->fused.ranked) rowids.push_back(s->gathered[c.index].rowid);
-  ENGRAM_ASSIGN_OR_RETURN(s->facts, store.GetByRowids(rowids));
+  ENGRAM_ASSIGN_OR_RETURN(s->facts, store.facts().GetByRowids(rowids));
   return Status::OK();
 }
 
@@ -620,10 +622,8 @@ void EngineImpl::RecordAccessAndPoke(const EngineOptions& opts, const SearchOpti
     std::lock_guard lock(mutex_);
     if (worker_) worker_->Poke();  // under mutex_: Reload may create it
   }
-  if (checkpointer_) {
-    if (std::optional<std::string> problem = checkpointer_->TakeProblem()) {
-      response->warnings.push_back("store log not checkpointed: " + *problem);
-    }
+  if (std::optional<std::string> problem = store_->TakeBackgroundProblem()) {
+    response->warnings.push_back(std::move(*problem));
   }
   if (!options.record_access || served.empty()) return;
   // Queued for the recorder's thread (the search does not wait for it), or
@@ -670,8 +670,8 @@ Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
 
   // Candidates gathered, ranked and loaded in one read snapshot.
   Status read = ReadSnapshot(
-      [&](FactStore& store) -> Status {
-        ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.MissingScopes(s.scopes));
+      [&](Store& store) -> Status {
+        ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.facts().MissingScopes(s.scopes));
         ENGRAM_RETURN_IF_ERROR(GatherLexical(store, &s));
         ENGRAM_RETURN_IF_ERROR(GatherVectors(store, &s, &response));
         ENGRAM_RETURN_IF_ERROR(CompleteCandidates(store, &s, &response));

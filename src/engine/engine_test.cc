@@ -8,8 +8,8 @@
 #include <functional>
 #include <sstream>
 
-#include "src/store/fts5_engram.h"
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/fts5_engram.h"
+#include "src/store/sqlite/sqlite_db.h"
 #include "tests/test_util.h"
 
 namespace engram {

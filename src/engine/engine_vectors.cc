@@ -16,7 +16,7 @@ Result<int64_t> EngineImpl::EnsureSpaceLocked(const Embedder& embedder, Timestam
   if (space_id_ != 0 && key == space_key_) return space_id_;
   Result<int64_t> id = Internal("engine: space not created");
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
-    id = vectors_.EnsureSpace(embedder.Space(), now);
+    id = store_->vectors().EnsureSpace(embedder.Space(), now);
     return id.status();
   }));
   space_key_ = key;
@@ -27,7 +27,7 @@ Result<int64_t> EngineImpl::EnsureSpaceLocked(const Embedder& embedder, Timestam
 Result<int64_t> EngineImpl::FindSpaceLocked(const Embedder& embedder) {
   const std::string key = embedder.Space().Key();
   if (space_id_ != 0 && key == space_key_) return space_id_;
-  auto found = vectors_.FindSpace(embedder.Space());
+  auto found = store_->vectors().FindSpace(embedder.Space());
   if (!found.ok()) {
     if (found.status().code() == StatusCode::kNotFound) return 0;
     return found.status();
@@ -41,7 +41,7 @@ std::shared_ptr<VectorCache> EngineImpl::CacheLocked(const EngineOptions& option
                                                      int64_t space_id) {
   if (!cache_ || cache_->SpaceId() != space_id) {
     cache_ = std::make_shared<VectorCache>(space_id, options.embedder->Space(), options.vector,
-                                           options.db_path + ".vindex");
+                                           store_->SidecarPrefix() + ".vindex");
   }
   return cache_;
 }
@@ -55,8 +55,8 @@ Result<std::shared_ptr<VectorCache>> EngineImpl::SyncedCache(const EngineOptions
     ENGRAM_ASSIGN_OR_RETURN(const int64_t space_id, FindSpaceLocked(*options.embedder));
     if (space_id == 0) return Status::OK();
     cache = CacheLocked(options, space_id);
-    ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->db()->QueryInt("PRAGMA data_version"));
-    return cache->Sync(&vectors_, scopes, version, warnings);
+    ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->DataVersion());
+    return cache->Sync(&store_->vectors(), scopes, version, warnings);
   });
   if (!synced.ok()) return synced;
   return cache;
@@ -119,7 +119,8 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
                               " gave a bad vector: " + ok.message());
           continue;
         }
-        ENGRAM_ASSIGN_OR_RETURN(bool put, vectors_.Put(space_id, facts[i].rowid, facts[i].id, v));
+        ENGRAM_ASSIGN_OR_RETURN(bool put,
+                                store_->vectors().Put(space_id, facts[i].rowid, facts[i].id, v));
         if (!put) continue;
         ++stored;
         if (embedded != nullptr) {
@@ -150,13 +151,13 @@ Result<size_t> EngineImpl::DeleteUnusableVectorsLocked(int64_t space_id,
                                                        const EmbeddingSpace& space) {
   std::vector<int64_t> unusable;
   ENGRAM_RETURN_IF_ERROR(
-      vectors_.ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
+      store_->vectors().ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
         if (!CheckVectorBlob(blob, space.dimension, space.MaxVectorsPerDocument()).ok()) {
           unusable.push_back(ref.vector_id);
         }
       }));
   if (unusable.empty()) return size_t{0};
-  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] { return vectors_.Delete(unusable); }));
+  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] { return store_->vectors().Delete(unusable); }));
   if (cache_ && cache_->SpaceId() == space_id) cache_->MarkDirty();
   return unusable.size();
 }
@@ -175,14 +176,14 @@ Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {
         space_id, EnsureSpaceLocked(*engine_options->embedder, engine_options->clock->NowMillis()));
     ENGRAM_ASSIGN_OR_RETURN(
         report.replaced, DeleteUnusableVectorsLocked(space_id, engine_options->embedder->Space()));
-    ENGRAM_ASSIGN_OR_RETURN(missing, vectors_.Missing(space_id, options.limit));
+    ENGRAM_ASSIGN_OR_RETURN(missing, store_->vectors().Missing(space_id, options.limit));
   }
   report.embedded =
       EmbedAndStore(*engine_options, missing, nullptr, options.progress, &report.warnings);
   // The vectors are stored: a failure to count what is left is reported,
   // not made the failure of the whole backfill.
   std::lock_guard lock(mutex_);
-  auto remaining = vectors_.CountMissing(space_id);
+  auto remaining = store_->vectors().CountMissing(space_id);
   if (remaining.ok()) {
     report.remaining = static_cast<size_t>(*remaining);
   } else {
@@ -202,7 +203,7 @@ void EngineImpl::BackfillStep(const std::atomic<bool>& stop) {
     std::lock_guard lock(mutex_);
     auto space_id = EnsureSpaceLocked(*options->embedder, options->clock->NowMillis());
     if (!space_id.ok()) return;  // e.g. a read-only file: nothing can be stored
-    auto found = vectors_.Missing(*space_id, options->vector.backfill_batch_max);
+    auto found = store_->vectors().Missing(*space_id, options->vector.backfill_batch_max);
     if (!found.ok() || found->empty()) return;
     missing = std::move(*found);
   }
@@ -222,13 +223,14 @@ Result<int64_t> EngineImpl::PruneVectors() {
                           EnsureSpaceLocked(*options->embedder, options->clock->NowMillis()));
   Result<int64_t> removed = Internal("engine: prune: not run");
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&] {
-    removed = vectors_.PruneOtherSpaces(space_id);
+    removed = store_->vectors().PruneOtherSpaces(space_id);
     return removed.status();
   }));
   // Index files of other spaces: space<id>-<hash>.hnsw (vector_cache.h).
   const std::string keep = "space" + std::to_string(space_id) + "-";
   std::error_code ec;
-  for (const auto& file : std::filesystem::directory_iterator(options->db_path + ".vindex", ec)) {
+  for (const auto& file :
+       std::filesystem::directory_iterator(store_->SidecarPrefix() + ".vindex", ec)) {
     const std::string name = file.path().filename().string();
     if (name.rfind("space", 0) == 0 && name.rfind(keep, 0) != 0) {
       std::filesystem::remove(file.path(), ec);

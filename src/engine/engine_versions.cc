@@ -30,7 +30,8 @@ Result<std::vector<EngineImpl::Pair>> EngineImpl::NearestPairs(
   std::vector<std::string> scopes;
   {
     std::lock_guard lock(mutex_);
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found, store_->RankInputsOf(rowids, visibility));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
+                            store_->facts().RankInputsOf(rowids, visibility));
     for (RankInput& r : found) {
       if (std::find(scopes.begin(), scopes.end(), r.scope) == scopes.end()) {
         scopes.push_back(r.scope);
@@ -70,7 +71,7 @@ Status EngineImpl::AddNeighbourInputs(const std::vector<Pair>& pairs,
     if (!facts->count(p.neighbour)) neighbours.push_back(p.neighbour);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
-                          store_->RankInputsOf(neighbours, visibility));
+                          store_->facts().RankInputsOf(neighbours, visibility));
   for (RankInput& r : found) facts->emplace(r.rowid, std::move(r));
   return Status::OK();
 }
@@ -82,7 +83,7 @@ Result<std::vector<double>> EngineImpl::TermOverlaps(
     rowids.push_back(p.fact);
     rowids.push_back(p.neighbour);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> stored, store_->GetByRowids(rowids));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> stored, store_->facts().GetByRowids(rowids));
   std::unordered_map<int64_t, std::vector<std::string>> terms;
   for (const StoredFact& f : stored) terms[f.rowid] = AnalyzeQuery(f.fact.content).Terms();
   // One set of statistics per scope, over every term of its pairs.
@@ -96,7 +97,7 @@ Result<std::vector<double>> EngineImpl::TermOverlaps(
   }
   std::unordered_map<std::string, TermStatistics> stats;
   for (const auto& [scope, all] : scope_terms) {
-    ENGRAM_ASSIGN_OR_RETURN(stats[scope], TermDocumentFrequencies(*store_, all, scope));
+    ENGRAM_ASSIGN_OR_RETURN(stats[scope], TermDocumentFrequencies(store_->facts(), all, scope));
   }
   std::vector<double> overlap;
   overlap.reserve(pairs.size());
@@ -147,7 +148,7 @@ void EngineImpl::LinkVersions(const EngineOptions& options,
       linked.resize(kept);
     }
 
-    VersionStore links(store_->db());
+    VersionStore& links = store_->versions();
     return store_->Transact([&]() -> Status {
       for (const Pair& p : linked) {
         const Timestamp ta = facts.at(p.fact).created_at;

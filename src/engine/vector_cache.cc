@@ -345,7 +345,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
     entry->unusable.clear();
   }
   std::vector<Unusable> unusable;
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs, store->Refs(space_id_, scope, 0));
   const bool want_hnsw = refs.size() >= HnswThreshold() && !refs.empty();
   const std::string path = ScopeFile(scope, ".hnsw");
   bool changed = false;

@@ -84,8 +84,8 @@ class VectorCacheTest : public ::testing::Test {
 
   // A cache and store of its own on the file, as a restarted process has.
   struct Fresh {
-    std::unique_ptr<FactStore> store;
-    std::unique_ptr<VectorStore> vectors;
+    std::unique_ptr<SqliteStore> store;
+    VectorStore* vectors = nullptr;  // the store's
     std::unique_ptr<VectorCache> cache;
   };
   Fresh OpenFresh(int save_delay_ms) const {
@@ -94,7 +94,7 @@ class VectorCacheTest : public ::testing::Test {
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return f;
     f.store = std::move(*store);
-    f.vectors = std::make_unique<VectorStore>(f.store->db());
+    f.vectors = &f.store->vectors();
     const Result<int64_t> space = f.vectors->FindSpace(embedder_->Space());
     EXPECT_TRUE(space.ok()) << space.status().ToString();
     f.cache = std::make_unique<VectorCache>(space.value_or(0), embedder_->Space(),
@@ -104,9 +104,8 @@ class VectorCacheTest : public ::testing::Test {
 
   static Status Sync(Fresh& f, std::vector<std::string>* warnings) {
     return f.store->ReadTransact([&]() -> Status {
-      ENGRAM_ASSIGN_OR_RETURN(const int64_t version,
-                              f.store->db()->QueryInt("PRAGMA data_version"));
-      return f.cache->Sync(f.vectors.get(), {std::string(kDefaultScope)}, version, warnings);
+      ENGRAM_ASSIGN_OR_RETURN(const int64_t version, f.store->DataVersion());
+      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, version, warnings);
     });
   }
 
@@ -194,7 +193,8 @@ TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
       return hits.empty() ? int64_t{-1} : hits.front();
     };
     const auto rowid_of = [&](const std::string& content) {
-      return *f.store->db()->QueryInt("SELECT rowid FROM facts WHERE content = '" + content + "'");
+      return *f.store->sqlite()->QueryInt("SELECT rowid FROM facts WHERE content = '" + content +
+                                          "'");
     };
 
     AddFacts(*engine, facts, 3);
@@ -222,7 +222,7 @@ TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
     // A vector replaced (as backfill re-embeds) counts as a removal.
     const int64_t replaced_rowid = rowid_of(newest);
     const std::string replaced_id = [&] {
-      auto s = f.store->db()->Prepare("SELECT id FROM facts WHERE rowid = ?1");
+      auto s = f.store->sqlite()->Prepare("SELECT id FROM facts WHERE rowid = ?1");
       EXPECT_TRUE(s.ok());
       s->BindInt(1, replaced_rowid);
       EXPECT_TRUE(*s->Step());

@@ -47,11 +47,11 @@ class Bm25CorpusTest : public ::testing::Test {
     row.fact.tags = tags;
     row.text.content_terms = CountTerms(content);
     row.text.tags_terms = CountTagTerms(tags);
-    ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
+    ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
   }
 
   std::map<std::string, double> Scores(const std::string& query, const Bm25Options& o = {}) {
-    auto hits = SearchLexical(*store_, AnalyzeQuery(query), {}, o);
+    auto hits = SearchLexical(store_->facts(), AnalyzeQuery(query), {}, o);
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     std::map<std::string, double> out;
     for (const auto& h : *hits) out[h.id] = h.score;
@@ -59,7 +59,7 @@ class Bm25CorpusTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<FactStore> store_;
+  std::unique_ptr<SqliteStore> store_;
 };
 
 TEST_F(Bm25CorpusTest, MatchesHandComputedScores) {

@@ -27,17 +27,17 @@ class LexicalSearcherTest : public ::testing::Test {
     row.fact.scope = scope;
     row.fact.content = content;
     row.text = CountFactText(content, {});
-    ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
+    ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
   }
 
   std::vector<LexicalHit> Search(const std::string& q, const std::vector<std::string>& scopes) {
-    auto hits = SearchLexical(*store_, AnalyzeQuery(q), scopes, Bm25Options{});
+    auto hits = SearchLexical(store_->facts(), AnalyzeQuery(q), scopes, Bm25Options{});
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     return hits.ok() ? *hits : std::vector<LexicalHit>{};
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<FactStore> store_;
+  std::unique_ptr<SqliteStore> store_;
 };
 
 TEST_F(LexicalSearcherTest, QuestionWordsAloneMatchNothing) {
@@ -72,8 +72,8 @@ TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
   row.fact.scope = "alice";
   row.fact.content = "postgres runs on port 5433";
   row.text.content_terms = CountTerms(row.fact.content);
-  ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->Insert(row); }).ok());
-  auto solo_hits = SearchLexical(**solo, AnalyzeQuery("postgres port"), {"alice"}, {});
+  ASSERT_TRUE((*solo)->Transact([&] { return (*solo)->facts().Insert(row).status(); }).ok());
+  auto solo_hits = SearchLexical((*solo)->facts(), AnalyzeQuery("postgres port"), {"alice"}, {});
   ASSERT_TRUE(solo_hits.ok());
   ASSERT_EQ(solo_hits->size(), 1u);
   EXPECT_DOUBLE_EQ((*solo_hits)[0].score, alice[0].score);
@@ -83,7 +83,7 @@ TEST_F(LexicalSearcherTest, ScopesIsolateHitsAndStatistics) {
 TEST_F(LexicalSearcherTest, ReportsWhichTermsMatched) {
   Add("a", "default", "neovim is the editor of choice");
   const auto q = AnalyzeQuery("editor neovim vscode");
-  auto hits = SearchLexical(*store_, q, {}, {});
+  auto hits = SearchLexical(store_->facts(), q, {}, {});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   std::vector<std::string> matched;
@@ -101,7 +101,7 @@ TEST_F(LexicalSearcherTest, APortugueseWordMatchesItselfInAnEnglishFact) {
   ASSERT_EQ(q.language, "pt");
   ASSERT_EQ(q.terms.size(), 2u);
   EXPECT_EQ(q.terms[1].forms, (std::vector<std::string>{"idiom", "idioma"}));
-  auto hits = SearchLexical(*store_, q, {}, {});
+  auto hits = SearchLexical(store_->facts(), q, {}, {});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].matched, std::vector<size_t>{1});
@@ -115,12 +115,13 @@ TEST_F(LexicalSearcherTest, APortugueseQueryFindsTheEnglishTranslationOfItsWord)
   Add("b", "default", "Deploys go out on Thursdays");
   const LexicalQuery q = AnalyzeQuery("qual idioma usar");
   ASSERT_EQ(q.language, "pt");
-  auto hits = SearchLexical(*store_, q, {}, {});
+  auto hits = SearchLexical(store_->facts(), q, {}, {});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, "a");
   // Not without translations (query.translate = false).
-  auto untranslated = SearchLexical(*store_, AnalyzeQuery("qual idioma usar", false), {}, {});
+  auto untranslated =
+      SearchLexical(store_->facts(), AnalyzeQuery("qual idioma usar", false), {}, {});
   ASSERT_TRUE(untranslated.ok()) << untranslated.status().ToString();
   EXPECT_TRUE(untranslated->empty());
   // An English query's analysis gives no Portuguese forms: a search adds
@@ -148,14 +149,14 @@ TEST_F(LexicalSearcherTest, AnEnglishQueryFindsPortugueseFactsByTranslationAndBy
   // for "rat": it counts in Portuguese facts only, so that fact does not
   // match.
   EXPECT_NE(std::find(rate.begin(), rate.end(), PortugueseTextForm("rat")), rate.end());
-  auto hits = SearchLexical(*store_, q, {}, {});
+  auto hits = SearchLexical(store_->facts(), q, {}, {});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, "pt");
   EXPECT_EQ((*hits)[0].matched, (std::vector<size_t>{0, 1}));
   // Without translations only "Rafael" matches the Portuguese fact.
   LexicalQuery untranslated = AnalyzeQuery("What rates does Rafael pay?", false);
-  auto own = SearchLexical(*store_, untranslated, {}, {});
+  auto own = SearchLexical(store_->facts(), untranslated, {}, {});
   ASSERT_TRUE(own.ok()) << own.status().ToString();
   ASSERT_EQ(own->size(), 1u);
   EXPECT_EQ((*own)[0].matched, std::vector<size_t>{1});

@@ -48,7 +48,7 @@ TEST(TermDocumentFrequenciesTest, CountsTheFactsOfOneScope) {
     row.fact.scope = scope;
     row.fact.content = content;
     row.text.content_terms = CountTerms(content);
-    ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
+    ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(row).status(); }).ok());
   };
   add("a", "home", "The bowls club fee is 120 a year");
   add("b", "home", "Bowls club subscription: 135 per year");
@@ -56,7 +56,7 @@ TEST(TermDocumentFrequenciesTest, CountsTheFactsOfOneScope) {
   add("d", "work", "The bowls team plays on Fridays");
   const std::vector<std::string> terms = AnalyzeQuery("bowls club choir unseen").Terms();
   ASSERT_EQ(terms.size(), 4u);
-  auto stats = TermDocumentFrequencies(**store, terms, "home");
+  auto stats = TermDocumentFrequencies((*store)->facts(), terms, "home");
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->n_docs, 3);
   EXPECT_EQ(stats->doc_freq.at(terms[0]), 2);  // the work scope's fact is not counted

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "src/store/fact_id.h"
-#include "src/store/schema.h"
+#include "src/store/sqlite/schema.h"
 #include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
@@ -52,25 +52,25 @@ std::pair<std::string, std::string> ScopeStatsAndTruth(SqliteDb* db) {
 class FactStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = FactStore::Open(testing::StoreOptionsForTest(dir_.File("memory.db")));
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(dir_.File("memory.db")));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
   }
   void Put(const FactRow& row) {
-    EXPECT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
+    EXPECT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<FactStore> store_;
+  std::unique_ptr<SqliteStore> store_;
 };
 
 TEST_F(FactStoreTest, CreatesWalDatabaseAtCurrentSchema) {
-  auto mode = store_->db()->Prepare("PRAGMA journal_mode");
+  auto mode = store_->sqlite()->Prepare("PRAGMA journal_mode");
   ASSERT_TRUE(mode.ok());
   ASSERT_TRUE(*mode->Step());
   EXPECT_EQ(mode->ColumnText(0), "wal");
-  EXPECT_EQ(*store_->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
-  auto counts = store_->CountFacts();
+  EXPECT_EQ(*store_->sqlite()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  auto counts = store_->facts().CountFacts();
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->schema_version, kSchemaVersion);
   EXPECT_EQ(counts->location, dir_.File("memory.db"));
@@ -78,24 +78,24 @@ TEST_F(FactStoreTest, CreatesWalDatabaseAtCurrentSchema) {
 
 TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   Put(Row("Prefers tabs", "default", {"style"}));
-  auto got = store_->Get("default", FactId("Prefers tabs"));
+  auto got = store_->facts().Get("default", FactId("Prefers tabs"));
   ASSERT_TRUE(got.ok());
-  ASSERT_TRUE(
-      store_->Transact([&] {
-              return store_->RecordAccess({{got->rowid, got->fact.id, 1, 5000}});
-            })
-          .ok());
-  ASSERT_TRUE(
-      store_->Transact([&] {
-              return store_->UpdateTags(got->rowid, {"go", "style"}, 9000, 2);
-            })
-          .ok());
-  const Fact f = store_->Get("default", FactId("Prefers tabs"))->fact;
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().RecordAccess({{got->rowid, got->fact.id, 1, 5000}});
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().UpdateTags(got->rowid, {"go", "style"}, 9000, 2);
+                  })
+                  .ok());
+  const Fact f = store_->facts().Get("default", FactId("Prefers tabs"))->fact;
   EXPECT_EQ(f.tags, (std::vector<std::string>{"go", "style"}));
   EXPECT_EQ(f.updated_at, 9000);
   EXPECT_EQ(f.access_count, 1);
   EXPECT_EQ(f.last_accessed, 5000);
-  EXPECT_EQ(store_->CountFacts()->facts, 1);
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 1);
 }
 
 // Merged counts add up, the time never moves back, and a count whose row
@@ -103,27 +103,27 @@ TEST_F(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
 // skipped.
 TEST_F(FactStoreTest, RecordAccessAddsMergedCountsToTheFactItNames) {
   Put(Row("Prefers tabs"));
-  const StoredFact tabs = *store_->Get("default", FactId("Prefers tabs"));
-  ASSERT_TRUE(
-      store_->Transact([&] {
-              return store_->RecordAccess({{tabs.rowid, tabs.fact.id, 3, 7000}});
-            })
-          .ok());
+  const StoredFact tabs = *store_->facts().Get("default", FactId("Prefers tabs"));
   ASSERT_TRUE(store_
                   ->Transact([&] {
-                    return store_->RecordAccess(
+                    return store_->facts().RecordAccess({{tabs.rowid, tabs.fact.id, 3, 7000}});
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().RecordAccess(
                         {{tabs.rowid, tabs.fact.id, 2, 6000}, {tabs.rowid, "not-its-id", 5, 9000}});
                   })
                   .ok());
-  const Fact f = store_->Get("default", FactId("Prefers tabs"))->fact;
+  const Fact f = store_->facts().Get("default", FactId("Prefers tabs"))->fact;
   EXPECT_EQ(f.access_count, 5);
   EXPECT_EQ(f.last_accessed, 7000);
 }
 
 TEST_F(FactStoreTest, InsertingTheSameScopeAndIdTwiceFails) {
   Put(Row("once"));
-  EXPECT_FALSE(store_->Transact([&] { return store_->Insert(Row("once")); }).ok());
-  EXPECT_EQ(store_->CountFacts()->facts, 1);
+  EXPECT_FALSE(store_->Transact([&] { return store_->facts().Insert(Row("once")).status(); }).ok());
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 1);
 }
 
 TEST_F(FactStoreTest, MetaValuesPersistAndMissingOnesAreNotFound) {
@@ -135,37 +135,37 @@ TEST_F(FactStoreTest, MetaValuesPersistAndMissingOnesAreNotFound) {
 
 TEST_F(FactStoreTest, MissingScopesAreReported) {
   Put(Row("here", "a"));
-  EXPECT_EQ(*store_->MissingScopes({"a", "b"}), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(*store_->facts().MissingScopes({"a", "b"}), (std::vector<std::string>{"b"}));
 }
 
 TEST_F(FactStoreTest, SameTextInTwoScopesIsTwoFacts) {
   Put(Row("shared text", "a"));
   Put(Row("shared text", "b"));
-  EXPECT_EQ(store_->CountFacts()->facts, 2);
-  EXPECT_EQ(store_->CountFacts()->scopes.size(), 2u);
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 2);
+  EXPECT_EQ(store_->facts().CountFacts()->scopes.size(), 2u);
 }
 
 TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
   Put(Row("alpha"));
   const std::string id = FactId("alpha");
-  auto got = store_->Get("default", id.substr(0, 6));
+  auto got = store_->facts().Get("default", id.substr(0, 6));
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->fact.content, "alpha");
-  EXPECT_EQ(store_->Get("other", id).status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(store_->Get("default", "zz").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->facts().Get("other", id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->facts().Get("default", "zz").status().code(), StatusCode::kInvalidArgument);
   // The minimum prefix is 4 hex digits; among 600 facts (ids are fixed by
   // their text) two share one.
   for (int i = 0; i < 600; ++i) Put(Row("fact number " + std::to_string(i)));
   std::map<std::string, int> prefixes;
   ListOptions all;
   all.limit = 0;
-  auto listed = store_->List(all);
+  auto listed = store_->facts().List(all, {});
   ASSERT_TRUE(listed.ok());
   for (const Fact& x : *listed) ++prefixes[x.id.substr(0, 4)];
   const auto dup =
       std::find_if(prefixes.begin(), prefixes.end(), [](const auto& p) { return p.second > 1; });
   ASSERT_NE(dup, prefixes.end());
-  auto amb = store_->Get("default", dup->first);
+  auto amb = store_->facts().Get("default", dup->first);
   EXPECT_EQ(amb.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(amb.status().message().find("several"), std::string::npos);
 }
@@ -175,19 +175,19 @@ TEST_F(FactStoreTest, GetByUniquePrefixAndRejectsAmbiguousOrMissing) {
 TEST_F(FactStoreTest, FindIsGetWithinTheScopeAndAbsenceIsNoError) {
   Put(Row("alpha"));
   const std::string id = FactId("alpha");
-  auto found = store_->Find("default", id.substr(0, 6));
+  auto found = store_->facts().Find("default", id.substr(0, 6));
   ASSERT_TRUE(found.ok()) << found.status().ToString();
   ASSERT_TRUE(found->has_value());
   EXPECT_EQ((*found)->fact.content, "alpha");
-  EXPECT_EQ((*found)->rowid, store_->Get("default", id)->rowid);
-  auto absent = store_->Find("other", id);
+  EXPECT_EQ((*found)->rowid, store_->facts().Get("default", id)->rowid);
+  auto absent = store_->facts().Find("other", id);
   ASSERT_TRUE(absent.ok()) << absent.status().ToString();
   EXPECT_FALSE(absent->has_value());
-  const Status elsewhere = store_->Get("other", id).status();
+  const Status elsewhere = store_->facts().Get("other", id).status();
   EXPECT_EQ(elsewhere.code(), StatusCode::kNotFound);
   EXPECT_NE(elsewhere.message().find("it is in scope 'default'"), std::string::npos)
       << elsewhere.message();
-  EXPECT_EQ(store_->Find("default", "zz").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->facts().Find("default", "zz").status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
@@ -197,7 +197,7 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
   int64_t n = 0;
   ASSERT_TRUE(store_
                   ->Transact([&] {
-                    auto r = store_->DeleteTag("a", "tmp");
+                    auto r = store_->facts().DeleteTag("a", "tmp");
                     n = r.ok() ? *r : -1;
                     return r.status();
                   })
@@ -205,13 +205,13 @@ TEST_F(FactStoreTest, DeletesByTagAndScopeOnlyWithinScope) {
   EXPECT_EQ(n, 1);
   ASSERT_TRUE(store_
                   ->Transact([&] {
-                    auto r = store_->DeleteScope("a");
+                    auto r = store_->facts().DeleteScope("a");
                     n = r.ok() ? *r : -1;
                     return r.status();
                   })
                   .ok());
   EXPECT_EQ(n, 1);
-  EXPECT_EQ(store_->CountFacts()->facts, 1);
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 1);
 }
 
 TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
@@ -223,7 +223,7 @@ TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
     return row;
   };
   auto expect_in_step = [&](const char* after, const std::string& want) {
-    const auto [stats, truth] = ScopeStatsAndTruth(store_->db());
+    const auto [stats, truth] = ScopeStatsAndTruth(store_->sqlite());
     EXPECT_EQ(stats, truth) << "after " << after;
     EXPECT_EQ(stats, want) << "after " << after;
   };
@@ -233,27 +233,30 @@ TEST_F(FactStoreTest, ScopeStatsFollowEveryWrite) {
   Put(portuguese);
   Put(counted("four", "b", {"tmp"}));
   expect_in_step("inserts", "a:2,12,3,1;b:1,4,1,0;");
-  const int64_t three = store_->Get("a", FactId("three"))->rowid;
-  ASSERT_TRUE(store_->Transact([&] { return store_->UpdateTags(three, {"k"}, 2000, 1); }).ok());
-  expect_in_step("a tag update", "a:2,12,2,1;b:1,4,1,0;");
+  const int64_t three = store_->facts().Get("a", FactId("three"))->rowid;
   ASSERT_TRUE(
-      store_->Transact([&] {
-              return store_->RecordAccess({{three, FactId("three"), 1, 3000}});
-            })
-          .ok());
+      store_->Transact([&] { return store_->facts().UpdateTags(three, {"k"}, 2000, 1); }).ok());
+  expect_in_step("a tag update", "a:2,12,2,1;b:1,4,1,0;");
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().RecordAccess({{three, FactId("three"), 1, 3000}});
+                  })
+                  .ok());
   expect_in_step("an access", "a:2,12,2,1;b:1,4,1,0;");
-  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteTag("a", "tmp").status(); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] { return store_->facts().DeleteTag("a", "tmp").status(); }).ok());
   expect_in_step("a delete by tag", "a:1,5,1,1;b:1,4,1,0;");
-  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteRowids({three}).status(); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] { return store_->facts().DeleteRowids({three}).status(); }).ok());
   expect_in_step("the scope's last fact went", "b:1,4,1,0;");
-  EXPECT_EQ(*store_->MissingScopes({"a", "b"}), std::vector<std::string>{"a"});
+  EXPECT_EQ(*store_->facts().MissingScopes({"a", "b"}), std::vector<std::string>{"a"});
   Status failed = store_->Transact([&]() -> Status {
-    ENGRAM_RETURN_IF_ERROR(store_->Insert(counted("five", "b", {})));
+    ENGRAM_RETURN_IF_ERROR(store_->facts().Insert(counted("five", "b", {})).status());
     return IOError("disk full (simulated)");
   });
   ASSERT_FALSE(failed.ok());
   expect_in_step("a rolled-back insert", "b:1,4,1,0;");
-  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteScope("b").status(); }).ok());
+  ASSERT_TRUE(store_->Transact([&] { return store_->facts().DeleteScope("b").status(); }).ok());
   expect_in_step("a scope delete", "");
 }
 
@@ -262,9 +265,9 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   const std::string path = dir.File("memory.db");
   {
     // A schema-4 file: no scope_stats, no triggers feeding it.
-    auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
     ASSERT_TRUE(store.ok());
-    SqliteDb* db = (*store)->db();
+    SqliteDb* db = (*store)->sqlite();
     ASSERT_TRUE(db->Exec("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
                          "DROP TRIGGER facts_stats_update; DROP TABLE scope_stats; "
                          "PRAGMA user_version = 4")
@@ -274,7 +277,7 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
       FactRow row = Row(content, scope, {"t"});
       row.text.content_terms = static_cast<int64_t>(content.size());
       row.text.tags_terms = 1;
-      ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
+      ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(row).status(); }).ok());
     }
     // Nor what schemas 6 to 9 added: history columns, version links, the
     // language of the content, the rank index and the count of removals.
@@ -289,25 +292,25 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
                          "ALTER TABLE facts DROP COLUMN portuguese")
                     .ok());
   }
-  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ(*(*store)->db()->QueryInt("PRAGMA user_version"), kSchemaVersion);
-  EXPECT_EQ(*(*store)->db()->QueryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE "
-                                                  "type = 'index' AND name = '") +
-                                      kRankIndexName + "'"),
+  EXPECT_EQ(*(*store)->sqlite()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(*(*store)->sqlite()->QueryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE "
+                                                      "type = 'index' AND name = '") +
+                                          kRankIndexName + "'"),
             1);
-  const auto [stats, truth] = ScopeStatsAndTruth((*store)->db());
+  const auto [stats, truth] = ScopeStatsAndTruth((*store)->sqlite());
   EXPECT_EQ(stats, "a:2,15,2,0;b:1,5,1,0;");
   EXPECT_EQ(stats, truth);
   FactRow more = Row("epsilon", "b");
   more.text.content_terms = 7;
-  ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(more); }).ok());
-  EXPECT_EQ(ScopeStatsAndTruth((*store)->db()).first, "a:2,15,2,0;b:2,12,1,0;");
+  ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(more).status(); }).ok());
+  EXPECT_EQ(ScopeStatsAndTruth((*store)->sqlite()).first, "a:2,15,2,0;b:2,12,1,0;");
   // The facts of the old file are current, without expiry.
   ListOptions both;
   both.scopes = {"a", "b"};
   both.limit = 0;
-  auto listed = (*store)->List(both);
+  auto listed = (*store)->facts().List(both, {});
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(listed->size(), 4u);
   for (const Fact& f : *listed) {
@@ -318,22 +321,22 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
 
 TEST_F(FactStoreTest, FailedTransactionLeavesNothing) {
   Status s = store_->Transact([&]() -> Status {
-    ENGRAM_RETURN_IF_ERROR(store_->Insert(Row("first")));
+    ENGRAM_RETURN_IF_ERROR(store_->facts().Insert(Row("first")).status());
     return IOError("disk full (simulated)");
   });
   EXPECT_FALSE(s.ok());
-  EXPECT_EQ(store_->CountFacts()->facts, 0);
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 0);
 }
 
 TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
   testing::TempDir dir;
   const std::string path = dir.File("memory.db");
   {
-    auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
     ASSERT_TRUE(store.ok());
-    ASSERT_TRUE((*store)->db()->Exec("PRAGMA user_version = 99").ok());
+    ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA user_version = 99").ok());
   }
-  auto again = FactStore::Open(testing::StoreOptionsForTest(path));
+  auto again = SqliteStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), StatusCode::kNotSupported);
   EXPECT_NE(again.status().message().find("schema version 99 is newer"), std::string::npos);
@@ -352,7 +355,7 @@ TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
   testing::TempDir dir;
   const std::string path = dir.File("junk.db");
   testing::WriteFile(path, std::string(4096, 'x'));
-  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find(path), std::string::npos);
   EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
@@ -363,17 +366,25 @@ TEST(FactStoreOpenTest, AnEmptyOrTruncatedFileIsRefusedAndLeftAsItIs) {
   for (const std::string& bytes : {std::string(), std::string("S"), std::string("SQLite forma")}) {
     const std::string path = dir.File("memory.db");
     testing::WriteFile(path, bytes);
-    for (bool reader : {false, true}) {
-      auto store = reader ? FactStore::OpenReader(testing::StoreOptionsForTest(path))
-                          : FactStore::Open(testing::StoreOptionsForTest(path));
-      ASSERT_FALSE(store.ok()) << bytes.size() << " bytes";
-      EXPECT_EQ(store.status().code(), StatusCode::kCorruption);
-      EXPECT_NE(store.status().message().find(path + "': " + std::to_string(bytes.size()) +
-                                              " bytes without an SQLite header"),
+    const auto expect_refused = [&](const Status& status, const std::string& where) {
+      EXPECT_EQ(status.code(), StatusCode::kCorruption) << bytes.size() << " bytes";
+      EXPECT_NE(status.message().find(where + "': " + std::to_string(bytes.size()) +
+                                      " bytes without an SQLite header"),
                 std::string::npos)
-          << store.status().message();
-    }
+          << status.message();
+    };
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_FALSE(store.ok()) << bytes.size() << " bytes";
+    expect_refused(store.status(), path);
     EXPECT_EQ(testing::ReadFile(path), bytes) << "never rewritten";
+    // A reader of a store whose file was cut short under it.
+    const std::string cut = dir.File("cut" + std::to_string(bytes.size()) + ".db");
+    auto origin = SqliteStore::Open(testing::StoreOptionsForTest(cut));
+    ASSERT_TRUE(origin.ok()) << origin.status().ToString();
+    testing::WriteFile(cut, bytes);
+    auto reader = (*origin)->OpenReader();
+    ASSERT_FALSE(reader.ok()) << bytes.size() << " bytes";
+    expect_refused(reader.status(), cut);
   }
 }
 
@@ -381,10 +392,12 @@ TEST(FactStoreOpenTest, ANewStoreIsPrivateAndComplete) {
   testing::TempDir dir;
   const mode_t old_umask = ::umask(022);
   const std::string path = dir.File("home/engram/memory.db");
-  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
   ::umask(old_umask);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(Row("private fact")); }).ok());
+  ASSERT_TRUE((*store)
+                  ->Transact([&] { return (*store)->facts().Insert(Row("private fact")).status(); })
+                  .ok());
   const auto mode = [](const std::string& p) {
     struct stat st {};
     EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
@@ -411,7 +424,7 @@ TEST(FactStoreOpenTest, TwoProcessesCreatingOneStoreBothOpenIt) {
   std::atomic<int> opened{0};
   for (int i = 0; i < 4; ++i) {
     openers.emplace_back([&] {
-      if (FactStore::Open(testing::StoreOptionsForTest(path)).ok()) ++opened;
+      if (SqliteStore::Open(testing::StoreOptionsForTest(path)).ok()) ++opened;
     });
   }
   for (std::thread& t : openers) t.join();
@@ -420,7 +433,7 @@ TEST(FactStoreOpenTest, TwoProcessesCreatingOneStoreBothOpenIt) {
 
 TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
   testing::TempDir dir;
-  auto store = FactStore::Open(testing::StoreOptionsForTest(dir.path().string()));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(dir.path().string()));
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("is a directory"), std::string::npos);
 }
@@ -428,29 +441,29 @@ TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
 // A file cut short by another process while a store has it open, after
 // the store wrote and checkpointed it (as a server does all day): the next
 // reads are errors, not the end of the process. Through a memory map of the
-// file (FactStoreOptions::mmap_bytes, 0 by default for this) the connection
+// file (SqliteStoreOptions::mmap_bytes, 0 by default for this) the connection
 // touches pages that are gone and meets SIGBUS.
 TEST(FactStoreOpenTest, AFileCutShortUnderAnOpenStoreGivesErrorsNotACrash) {
   namespace fs = std::filesystem;
   testing::TempDir dir;
   const std::string path = dir.File("memory.db");
-  auto store = FactStore::Open(testing::StoreOptionsForTest(path));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE((*store)
                   ->Transact([&] {
                     for (int i = 0; i < 2000; ++i) {
                       FactRow row = Row("fact number " + std::to_string(i) +
                                         " with some words to fill its page");
-                      ENGRAM_RETURN_IF_ERROR((*store)->Insert(row));
+                      ENGRAM_RETURN_IF_ERROR((*store)->facts().Insert(row).status());
                     }
                     return Status::OK();
                   })
                   .ok());
-  ASSERT_TRUE((*store)->db()->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
   // A page cache far smaller than the file, so each pass reads the file.
-  ASSERT_TRUE((*store)->db()->Exec("PRAGMA cache_size=4").ok());
+  ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA cache_size=4").ok());
   const auto read_all = [&] {
-    return (*store)->ForEach({}, [](const StoredFact&) { return true; });
+    return (*store)->facts().ForEach({}, [](const StoredFact&) { return true; });
   };
   ASSERT_TRUE(read_all().ok());
   for (const uintmax_t size : {fs::file_size(path) / 2, uintmax_t{4096}, uintmax_t{0}}) {

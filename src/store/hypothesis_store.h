@@ -1,10 +1,9 @@
-// HypothesisStore: HyDE hypotheses cached in the store's SQLite file
-// (DESIGN §5), keyed by the LLM that wrote them ("openai:gpt-4o-mini"), the
-// prompt's version and the query text, so a repeated query costs no LLM
+// HypothesisStore: HyDE hypotheses cached in a Store (DESIGN §5), keyed by the LLM that wrote them
+// ("openai:gpt-4o-mini"), the prompt's version and the query text, so a repeated query costs no LLM
 // call and a new prompt or model never reuses an old answer.
 //
-// Thread-safety: none; it shares the FactStore's connection, which the
-// engine serialises. Put must run inside FactStore::Transact().
+// Thread-safety: none; it works on its Store's connection, one thread at a
+// time. Put must run inside Store::Transact().
 #ifndef ENGRAM_SRC_STORE_HYPOTHESIS_STORE_H_
 #define ENGRAM_SRC_STORE_HYPOTHESIS_STORE_H_
 
@@ -14,7 +13,6 @@
 
 #include "engram/clock.h"
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
 
 namespace engram {
 
@@ -26,17 +24,14 @@ struct HypothesisKey {
 
 class HypothesisStore {
  public:
-  explicit HypothesisStore(SqliteDb* db) : db_(db) {}
+  virtual ~HypothesisStore() = default;
 
   // The cached hypothesis; nullopt when there is none.
-  Result<std::optional<std::string>> Get(const HypothesisKey& key);
+  virtual Result<std::optional<std::string>> Get(const HypothesisKey& key) = 0;
   // Stores (or replaces) the hypothesis for `key`.
-  Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now);
+  virtual Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) = 0;
   // Number of cached hypotheses.
-  Result<int64_t> Count();
-
- private:
-  SqliteDb* db_;
+  virtual Result<int64_t> Count() = 0;
 };
 
 }  // namespace engram

@@ -12,7 +12,7 @@ TEST(HypothesisStoreTest, KeysByLlmPromptVersionAndQuery) {
   testing::TempDir dir;
   auto store = testing::OpenStoreForTest(dir.File("memory.db"));
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  HypothesisStore cache((*store)->db());
+  HypothesisStore& cache = (*store)->hypotheses();
   const HypothesisKey key{"openai:gpt-4o-mini", 1, "which port does postgres use"};
   auto missing = cache.Get(key);
   ASSERT_TRUE(missing.ok()) << missing.status().ToString();

@@ -54,14 +54,14 @@ TEST(FullTextEntryTest, CountsEveryFormAsTheSqliteIndexDoes) {
     row.fact.scope = kDefaultScope;
     row.fact.content = c.content;
     row.fact.tags = c.tags;
-    ASSERT_TRUE((*store)->Transact([&] { return (*store)->Insert(row); }).ok());
+    ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(row).status(); }).ok());
   }
   for (const Case& c : cases) {
     const FullTextEntry entry = FullTextEntryOf(c.content, EncodeTags(c.tags));
     ASSERT_FALSE(entry.terms.empty()) << c.id;
     ASSERT_EQ(entry.content_tf.size(), entry.terms.size());
     ASSERT_EQ(entry.tags_tf.size(), entry.terms.size());
-    auto matches = (*store)->MatchFullText(entry.terms, /*content_only=*/false, {});
+    auto matches = (*store)->facts().MatchFullText(entry.terms, /*content_only=*/false, {}, {});
     ASSERT_TRUE(matches.ok()) << matches.status().ToString();
     const auto match = std::find_if(matches->begin(), matches->end(),
                                     [&](const FullTextMatch& m) { return m.id == c.id; });

@@ -5,8 +5,8 @@
 
 namespace engram {
 
-ReaderPool::ReaderPool(FactStoreOptions options, size_t max_readers)
-    : options_(std::move(options)), max_readers_(std::max<size_t>(max_readers, 1)) {}
+ReaderPool::ReaderPool(Store* origin, size_t max_readers)
+    : origin_(origin), max_readers_(std::max<size_t>(max_readers, 1)) {}
 
 ReaderPool::Lease::~Lease() {
   if (store_) pool_->GiveBack(std::move(store_));
@@ -17,13 +17,13 @@ Result<ReaderPool::Lease> ReaderPool::Acquire() {
     std::unique_lock lock(mutex_);
     returned_.wait(lock, [this] { return !idle_.empty() || open_ < max_readers_; });
     if (!idle_.empty()) {
-      std::unique_ptr<FactStore> store = std::move(idle_.back());
+      std::unique_ptr<Store> store = std::move(idle_.back());
       idle_.pop_back();
       return Lease(this, std::move(store));
     }
     ++open_;  // this slot is ours while the connection opens
   }
-  auto opened = FactStore::OpenReader(options_);
+  auto opened = origin_->OpenReader();
   if (!opened.ok()) {
     {
       std::lock_guard lock(mutex_);
@@ -40,7 +40,7 @@ size_t ReaderPool::Open() const {
   return open_;
 }
 
-void ReaderPool::GiveBack(std::unique_ptr<FactStore> store) {
+void ReaderPool::GiveBack(std::unique_ptr<Store> store) {
   {
     std::lock_guard lock(mutex_);
     idle_.push_back(std::move(store));

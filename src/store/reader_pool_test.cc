@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -22,30 +23,31 @@ FactRow Row(const std::string& content) {
   return row;
 }
 
-int64_t CountFacts(FactStore& store) { return *store.db()->QueryInt("SELECT count(*) FROM facts"); }
+int64_t CountFacts(Store& store) { return *store.sqlite()->QueryInt("SELECT count(*) FROM facts"); }
 
 class ReaderPoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = FactStore::Open(options_);
+    auto store = SqliteStore::Open(options_);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     writer_ = std::move(*store);
     Put("the first fact");
   }
   void Put(const std::string& content) {
-    ASSERT_TRUE(writer_->Transact([&] { return writer_->Insert(Row(content)); }).ok());
+    ASSERT_TRUE(
+        writer_->Transact([&] { return writer_->facts().Insert(Row(content)).status(); }).ok());
   }
 
   testing::TempDir dir_;
-  FactStoreOptions options_ = testing::StoreOptionsForTest(dir_.File("memory.db"));
-  std::unique_ptr<FactStore> writer_;
+  const SqliteStoreOptions options_ = testing::StoreOptionsForTest(dir_.File("memory.db"));
+  std::unique_ptr<SqliteStore> writer_;
 };
 
 TEST_F(ReaderPoolTest, ReadsItsOwnSnapshotWhileTheWriterCommits) {
-  ReaderPool pool(options_, 2);
+  ReaderPool pool(writer_.get(), 2);
   auto lease = pool.Acquire();
   ASSERT_TRUE(lease.ok()) << lease.status().ToString();
-  FactStore& reader = lease->store();
+  Store& reader = lease->store();
   Status read = reader.ReadTransact([&]() -> Status {
     EXPECT_EQ(CountFacts(reader), 1);
     Put("written while the reader reads");  // the writer is not blocked
@@ -55,22 +57,23 @@ TEST_F(ReaderPoolTest, ReadsItsOwnSnapshotWhileTheWriterCommits) {
   ASSERT_TRUE(read.ok()) << read.ToString();
   EXPECT_EQ(CountFacts(reader), 2);  // the next read sees the commit
   // The reader's FTS5 tokenizer is registered: a MATCH works on it.
-  EXPECT_EQ(*reader.db()->QueryInt("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'fact'"),
-            1);
+  EXPECT_EQ(
+      *reader.sqlite()->QueryInt("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'fact'"), 1);
 }
 
 TEST_F(ReaderPoolTest, AReaderCannotWrite) {
-  ReaderPool pool(options_, 1);
+  ReaderPool pool(writer_.get(), 1);
   auto lease = pool.Acquire();
   ASSERT_TRUE(lease.ok());
-  FactStore& reader = lease->store();
-  Status wrote = reader.Transact([&] { return reader.Insert(Row("a write through a reader")); });
+  Store& reader = lease->store();
+  Status wrote = reader.Transact(
+      [&] { return reader.facts().Insert(Row("a write through a reader")).status(); });
   EXPECT_FALSE(wrote.ok());
   EXPECT_EQ(CountFacts(*writer_), 1);
 }
 
 TEST_F(ReaderPoolTest, LendsEachConnectionToOneHolderAndWaitsAtTheLimit) {
-  ReaderPool pool(options_, 2);
+  ReaderPool pool(writer_.get(), 2);
   auto a = pool.Acquire();
   auto b = pool.Acquire();
   ASSERT_TRUE(a.ok() && b.ok());
@@ -79,8 +82,8 @@ TEST_F(ReaderPoolTest, LendsEachConnectionToOneHolderAndWaitsAtTheLimit) {
 
   // A third borrower waits until one comes back, and gets that one.
   std::atomic<bool> got{false};
-  FactStore* returned = &a->store();
-  FactStore* third_store = nullptr;
+  Store* returned = &a->store();
+  Store* third_store = nullptr;
   std::thread third([&] {
     auto c = pool.Acquire();
     ASSERT_TRUE(c.ok());
@@ -98,8 +101,11 @@ TEST_F(ReaderPoolTest, LendsEachConnectionToOneHolderAndWaitsAtTheLimit) {
 
 TEST(ReaderPoolOpenTest, AFileThatCannotBeOpenedIsTheBorrowersErrorAndNamesIt) {
   testing::TempDir dir;
-  const std::string path = dir.File("absent.db");
-  ReaderPool pool(testing::StoreOptionsForTest(path), 1);
+  const std::string path = dir.File("gone.db");
+  auto origin = testing::OpenStoreForTest(path);
+  ASSERT_TRUE(origin.ok()) << origin.status().ToString();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  ReaderPool pool(origin->get(), 1);
   auto lease = pool.Acquire();
   ASSERT_FALSE(lease.ok());
   EXPECT_NE(lease.status().message().find("reader"), std::string::npos);

@@ -1,6 +1,6 @@
-// VectorStore: embedding spaces and fact vectors in the store's SQLite file
-// (DESIGN §6). The source of truth for vectors; in-memory indexes are built
-// from it and kept in step by label (a vector's rowid, never reused).
+// VectorStore: embedding spaces and fact vectors of a Store (DESIGN §6). The source of truth for
+// vectors; in-memory indexes are built from it and kept in step by label (a vector's rowid, never
+// reused).
 //
 // A space is provider + model + dimension. A blob is laid out as
 // src/common/vector_blob.h says: float32, `dimension` per vector, and one
@@ -9,8 +9,8 @@
 // blob of any other size reads as Corruption. A fact has at most one blob
 // per space; deleting the fact deletes its vectors (schema trigger).
 //
-// Thread-safety: none; it shares the FactStore's connection, which the
-// engine serialises. Mutations must run inside FactStore::Transact().
+// Thread-safety: none; it works on its Store's connection, one thread at a
+// time. Mutations must run inside Store::Transact().
 #ifndef ENGRAM_SRC_STORE_VECTOR_STORE_H_
 #define ENGRAM_SRC_STORE_VECTOR_STORE_H_
 
@@ -24,7 +24,6 @@
 #include "engram/embedder.h"
 #include "engram/fact.h"
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
 
 namespace engram {
 
@@ -50,79 +49,74 @@ struct FactToEmbed {
 
 class VectorStore {
  public:
-  explicit VectorStore(SqliteDb* db) : db_(db) {}
+  virtual ~VectorStore() = default;
 
   // The space's id, creating the space when it is new. Run inside Transact().
-  Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now);
+  virtual Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now) = 0;
   // The space's id; NotFound when it was never created.
-  Result<int64_t> FindSpace(const EmbeddingSpace& space);
+  virtual Result<int64_t> FindSpace(const EmbeddingSpace& space) = 0;
   // Every space with its vector count, oldest first.
-  Result<std::vector<SpaceInfo>> Spaces();
+  virtual Result<std::vector<SpaceInfo>> Spaces() = 0;
 
   // Stores `vector` (the space's blob: 1 to MaxVectorsPerDocument() vectors
   // of dimension floats, one after another) for the fact at `fact_rowid` when that
   // row still holds fact `fact_id`; replaces a vector the fact already has in
   // the space (deleting the old one first, so the deletion is counted in
   // RemovedFrom). Returns false when the fact is gone. Run inside Transact().
-  Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
-                   std::span<const float> vector);
+  virtual Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
+                           std::span<const float> vector) = 0;
 
   // The labels of the vectors of `scope` in the space whose vector id is
   // above `after` (0: every one), by vector id. Vector ids only grow
-  // (AUTOINCREMENT), so with `after` the largest id a reader has seen, the
+  // and are never reused, so with `after` the largest id a reader has seen, the
   // result is what was added since, in time in proportion to it.
-  Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
-                                      int64_t after = 0);
+  virtual Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
+                                              int64_t after) = 0;
   // How many vectors were ever deleted from the space, counted by the
   // schema's trigger on every path (a fact deleted, a vector replaced,
   // pruned or deleted). While it holds still, a scope's vectors only grow.
-  Result<int64_t> RemovedFrom(int64_t space_id);
+  virtual Result<int64_t> RemovedFrom(int64_t space_id) = 0;
   // Calls `sink` with each blob of `vector_ids` that exists, as floats;
   // Corruption when a blob is not 1 to `max_vectors` vectors of `dimension`
   // floats.
-  Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
-              const std::function<void(int64_t, std::span<const float>)>& sink);
+  virtual Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
+                      const std::function<void(int64_t, std::span<const float>)>& sink) = 0;
 
   // Every vector of `scope` in the space, in one pass, in no set order
   // (sorting would copy every blob): `sink` gets the label, the fact and the
   // vector. Corruption as Load.
-  Status LoadScope(int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
-                   const std::function<void(const VectorRef&, std::span<const float>)>& sink);
+  virtual Status LoadScope(
+      int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
+      const std::function<void(const VectorRef&, std::span<const float>)>& sink) = 0;
   // Blobs Load and LoadScope have read through this object: what filling
   // the in-memory indexes cost (tests and benchmarks count it).
   uint64_t VectorsRead() const { return vectors_read_; }
   // Labels Refs has read through this object (tests count them).
   uint64_t RefsRead() const { return refs_read_; }
   // How many vectors LoadScope would give (to size buffers before it).
-  Result<int64_t> CountScope(int64_t space_id, const std::string& scope);
+  virtual Result<int64_t> CountScope(int64_t space_id, const std::string& scope) = 0;
 
   // Every vector of the space as stored, in no set order: `sink` gets the
   // label, the fact and the blob's bytes, whatever their size (so a check
   // can look at a blob that Load would refuse).
-  Status ForEachBlob(int64_t space_id,
-                     const std::function<void(const VectorRef&, std::string_view)>& sink);
+  virtual Status ForEachBlob(
+      int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) = 0;
   // Deletes the vectors `vector_ids`. Run inside Transact().
-  Status Delete(const std::vector<int64_t>& vector_ids);
+  virtual Status Delete(const std::vector<int64_t>& vector_ids) = 0;
   // The id of the fact at `fact_rowid`; NotFound when there is none.
-  Result<std::string> FactIdOf(int64_t fact_rowid);
+  virtual Result<std::string> FactIdOf(int64_t fact_rowid) = 0;
 
   // Facts without a vector in the space, lowest rowid first, at most `limit`
   // (0: all).
-  Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit);
-  Result<int64_t> CountMissing(int64_t space_id);
+  virtual Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit) = 0;
+  virtual Result<int64_t> CountMissing(int64_t space_id) = 0;
 
   // Deletes every space but `keep_space_id`, with its vectors. Returns the
   // number of vectors removed. Run inside Transact().
-  Result<int64_t> PruneOtherSpaces(int64_t keep_space_id);
+  virtual Result<int64_t> PruneOtherSpaces(int64_t keep_space_id) = 0;
 
- private:
-  // "SELECT `columns` FROM fact_vectors v JOIN facts f ... WHERE v is in
-  // the space and f in the scope `tail`", prepared and bound.
-  Result<SqliteStatement> PrepareScopeQuery(std::string_view columns, int64_t space_id,
-                                            const std::string& scope, std::string_view tail);
-
-  SqliteDb* db_;
-  uint64_t vectors_read_ = 0;
+ protected:
+  uint64_t vectors_read_ = 0;  // counted by the implementations
   uint64_t refs_read_ = 0;
 };
 

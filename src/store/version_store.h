@@ -6,8 +6,8 @@
 // older one it finds (docs/ARCHITECTURE.md, "Facts that change"). Links go
 // with either of their facts.
 //
-// Thread-safety: none; it works on the connection it is given, which its
-// owner serialises. Put must run inside FactStore::Transact().
+// Thread-safety: none; it works on its Store's connection, one thread at a
+// time. Put must run inside Store::Transact().
 #ifndef ENGRAM_SRC_STORE_VERSION_STORE_H_
 #define ENGRAM_SRC_STORE_VERSION_STORE_H_
 
@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
 
 namespace engram {
 
@@ -28,21 +27,18 @@ struct VersionLink {
 
 class VersionStore {
  public:
-  explicit VersionStore(SqliteDb* db) : db_(db) {}
+  virtual ~VersionStore() = default;
 
   // Stores `link`; an explicit link replaces a found one of the same pair,
   // a found one never replaces an existing link.
-  Status Put(const VersionLink& link);
+  virtual Status Put(const VersionLink& link) = 0;
   // The links whose older fact is one of `rowids`, by older then newer rowid.
   // Rowids that are at least a kDenseShare-th of their range are read in
   // one walk of the range instead of one lookup each.
   static constexpr int64_t kDenseShare = 4;
-  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids);
+  virtual Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) = 0;
   // Every link of the store (tests, diagnostics).
-  Result<std::vector<VersionLink>> All();
-
- private:
-  SqliteDb* db_;
+  virtual Result<std::vector<VersionLink>> All() = 0;
 };
 
 }  // namespace engram

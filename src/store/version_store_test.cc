@@ -16,24 +16,24 @@ namespace {
 class VersionStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = FactStore::Open(testing::StoreOptionsForTest(dir_.File("m.db")));
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(dir_.File("m.db")));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
     for (const char* content : {"one", "two", "three"}) {
       FactRow row;
       row.fact.id = FactId(content);
       row.fact.content = content;
-      ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
-      rowids_.push_back(store_->db()->LastInsertRowid());
+      ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
+      rowids_.push_back(store_->sqlite()->LastInsertRowid());
     }
   }
   Status Put(const VersionLink& link) {
-    return store_->Transact([&] { return VersionStore(store_->db()).Put(link); });
+    return store_->Transact([&] { return store_->versions().Put(link); });
   }
-  std::vector<VersionLink> All() { return VersionStore(store_->db()).All().value(); }
+  std::vector<VersionLink> All() { return store_->versions().All().value(); }
 
   testing::TempDir dir_;
-  std::unique_ptr<FactStore> store_;
+  std::unique_ptr<SqliteStore> store_;
   std::vector<int64_t> rowids_;
 };
 
@@ -51,11 +51,12 @@ TEST_F(VersionStoreTest, AnExplicitLinkReplacesAFoundOneAndNeverTheReverse) {
 TEST_F(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts) {
   ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.7, false}).ok());
   ASSERT_TRUE(Put({rowids_[1], rowids_[2], 0.9, true}).ok());
-  auto newer = VersionStore(store_->db()).NewerThan({rowids_[1], rowids_[1], rowids_[2]});
+  auto newer = store_->versions().NewerThan({rowids_[1], rowids_[1], rowids_[2]});
   ASSERT_TRUE(newer.ok());
   ASSERT_EQ(newer->size(), 1u);
   EXPECT_EQ((*newer)[0].newer_rowid, rowids_[2]);
-  ASSERT_TRUE(store_->Transact([&] { return store_->DeleteRowids({rowids_[1]}).status(); }).ok());
+  ASSERT_TRUE(
+      store_->Transact([&] { return store_->facts().DeleteRowids({rowids_[1]}).status(); }).ok());
   EXPECT_TRUE(All().empty()) << "both links named the deleted fact";
 }
 
@@ -67,8 +68,8 @@ TEST_F(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
     FactRow row;
     row.fact.id = FactId(content);
     row.fact.content = content;
-    ASSERT_TRUE(store_->Transact([&] { return store_->Insert(row); }).ok());
-    rowids_.push_back(store_->db()->LastInsertRowid());
+    ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
+    rowids_.push_back(store_->sqlite()->LastInsertRowid());
   }
   for (size_t i = 0; i + 2 < rowids_.size(); i += 3) {
     ASSERT_TRUE(Put({rowids_[i], rowids_[i + 1], 0.8, false}).ok());
@@ -96,12 +97,12 @@ TEST_F(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
   std::vector<int64_t> dense;
   for (size_t i = 0; i < rowids_.size(); i += 2) dense.push_back(rowids_[i]);
   const std::vector<int64_t> sparse = {rowids_[3], rowids_[21], rowids_[42]};
-  ASSERT_GE(static_cast<int64_t>(dense.size()) * VersionStore::kDenseShare,
+  ASSERT_GE(static_cast<int64_t>(dense.size()) * SqliteVersionStore::kDenseShare,
             dense.back() - dense.front() + 1);
-  ASSERT_LT(static_cast<int64_t>(sparse.size()) * VersionStore::kDenseShare,
+  ASSERT_LT(static_cast<int64_t>(sparse.size()) * SqliteVersionStore::kDenseShare,
             sparse.back() - sparse.front() + 1);
   for (const auto& asked : {dense, sparse}) {
-    auto got = VersionStore(store_->db()).NewerThan(asked);
+    auto got = store_->versions().NewerThan(asked);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     EXPECT_FALSE(expected(asked).empty());
     EXPECT_TRUE(same(*got, expected(asked))) << got->size() << " links";

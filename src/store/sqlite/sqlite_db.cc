@@ -1,8 +1,9 @@
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace engram {
 
@@ -220,5 +221,17 @@ Result<int64_t> SqliteDb::QueryInt(std::string_view sql) {
 
 int64_t SqliteDb::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
+
+std::string Placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ",?" : "?";
+  return out;
+}
+
+void BindTexts(SqliteStatement* s, int first, const std::vector<std::string>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    s->BindText(first + static_cast<int>(i), values[i]);
+  }
+}
 
 }  // namespace engram

@@ -1,4 +1,4 @@
-#include "src/store/fts5_engram.h"
+#include "src/store/sqlite/fts5_engram.h"
 
 #include <sqlite3.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/store/index_forms.h"
-#include "src/store/schema.h"
+#include "src/store/sqlite/schema.h"
 
 namespace engram {
 

@@ -24,8 +24,8 @@
 // Thread-safety: every method may be called from any thread; the hook runs
 // on whichever thread commits on an attached connection and only takes a
 // small lock.
-#ifndef ENGRAM_SRC_STORE_WAL_CHECKPOINTER_H_
-#define ENGRAM_SRC_STORE_WAL_CHECKPOINTER_H_
+#ifndef ENGRAM_SRC_STORE_SQLITE_WAL_CHECKPOINTER_H_
+#define ENGRAM_SRC_STORE_SQLITE_WAL_CHECKPOINTER_H_
 
 #include <sqlite3.h>
 
@@ -38,7 +38,7 @@
 #include <thread>
 
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 
 namespace engram {
 
@@ -93,4 +93,4 @@ class WalCheckpointer {
 
 }  // namespace engram
 
-#endif  // ENGRAM_SRC_STORE_WAL_CHECKPOINTER_H_
+#endif  // ENGRAM_SRC_STORE_SQLITE_WAL_CHECKPOINTER_H_

@@ -1,4 +1,4 @@
-#include "src/store/version_store.h"
+#include "src/store/sqlite/sqlite_version_store.h"
 
 #include <algorithm>
 
@@ -18,7 +18,7 @@ Status ReadLinks(SqliteStatement* s, std::vector<VersionLink>* out) {
 
 }  // namespace
 
-Status VersionStore::Put(const VersionLink& link) {
+Status SqliteVersionStore::Put(const VersionLink& link) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare(link.explicit_update
@@ -32,7 +32,7 @@ Status VersionStore::Put(const VersionLink& link) {
   return s.Run();
 }
 
-Result<std::vector<VersionLink>> VersionStore::NewerThan(const std::vector<int64_t>& rowids) {
+Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(const std::vector<int64_t>& rowids) {
   std::vector<VersionLink> out;
   if (rowids.empty()) return out;
   std::vector<int64_t> sorted = rowids;
@@ -71,7 +71,7 @@ Result<std::vector<VersionLink>> VersionStore::NewerThan(const std::vector<int64
   return out;
 }
 
-Result<std::vector<VersionLink>> VersionStore::All() {
+Result<std::vector<VersionLink>> SqliteVersionStore::All() {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "

@@ -1,17 +1,18 @@
-// FactStore's full-text index: the collection statistics, the matches of a
+// SqliteFactStore's full-text index: the collection statistics, the matches of a
 // query's phrases and the facts holding a term, from FTS5 with engram's
 // tokenizer and engram_tf() (fts5_engram.h). Scoring them is the lexical
 // module's (src/lexical/bm25.h).
 #include <string>
 #include <vector>
 
-#include "src/store/fact_store.h"
-#include "src/store/fts5_engram.h"
-#include "src/store/schema.h"
+#include "src/store/sqlite/fts5_engram.h"
+#include "src/store/sqlite/schema.h"
+#include "src/store/sqlite/sqlite_fact_store.h"
 
 namespace engram {
 
-Result<FullTextTotals> FactStore::FullTextTotalsOf(const std::vector<std::string>& scopes_in) {
+Result<FullTextTotals> SqliteFactStore::FullTextTotalsOf(
+    const std::vector<std::string>& scopes_in) {
   const std::vector<std::string> scopes = ScopesOrDefault(scopes_in);
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -19,7 +20,7 @@ Result<FullTextTotals> FactStore::FullTextTotalsOf(const std::vector<std::string
                    "coalesce(sum(portuguese_facts), 0) "
                    "FROM scope_stats WHERE scope IN (" +
                    Placeholders(scopes.size()) + ")"));
-  BindScopes(&s, 1, scopes);
+  BindTexts(&s, 1, scopes);
   ENGRAM_ASSIGN_OR_RETURN(const bool has_row, s.Step());
   FullTextTotals totals;
   if (!has_row) return totals;
@@ -30,7 +31,7 @@ Result<FullTextTotals> FactStore::FullTextTotalsOf(const std::vector<std::string
   return totals;
 }
 
-Result<std::vector<FullTextMatch>> FactStore::MatchFullText(
+Result<std::vector<FullTextMatch>> SqliteFactStore::MatchFullText(
     const std::vector<std::string>& phrases, bool content_only,
     const std::vector<std::string>& scopes_in, const FactVisibility& visibility) {
   std::vector<FullTextMatch> out;
@@ -47,9 +48,9 @@ Result<std::vector<FullTextMatch>> FactStore::MatchFullText(
                                "f.created_at FROM facts_fts CROSS JOIN facts f INDEXED BY ") +
                    kRankIndexName +
                    " ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?1 AND f.scope IN (" +
-                   Placeholders(scopes.size()) + ")" + visibility.Condition("f")));
+                   Placeholders(scopes.size()) + ")" + VisibilityCondition(visibility, "f")));
   s.BindText(1, FtsMatchExpression(phrases, content_only ? "content" : ""));
-  BindScopes(&s, 2, scopes);
+  BindTexts(&s, 2, scopes);
   BindVisibility(&s, visibility);
   constexpr size_t kFields = 2;  // content, tags: the columns of facts_fts
   while (true) {
@@ -69,7 +70,7 @@ Result<std::vector<FullTextMatch>> FactStore::MatchFullText(
   return out;
 }
 
-Result<int64_t> FactStore::FactsHolding(const std::string& term, const std::string& scope) {
+Result<int64_t> SqliteFactStore::FactsHolding(const std::string& term, const std::string& scope) {
   // Content and tags, as BM25 counts a term's documents.
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement count,
                           db_->Prepare("SELECT count(*) FROM facts_fts CROSS JOIN facts f "

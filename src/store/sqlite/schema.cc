@@ -1,4 +1,4 @@
-#include "src/store/schema.h"
+#include "src/store/sqlite/schema.h"
 
 #include <string>
 #include <vector>

@@ -8,9 +8,9 @@
 // finalised. A statement must not outlive its connection.
 //
 // Thread-safety: a SqliteDb is not thread-safe; callers serialise access
-// (FactStore holds a mutex around every use).
-#ifndef ENGRAM_SRC_STORE_SQLITE_DB_H_
-#define ENGRAM_SRC_STORE_SQLITE_DB_H_
+// (the engine holds a mutex around every use of its store).
+#ifndef ENGRAM_SRC_STORE_SQLITE_SQLITE_DB_H_
+#define ENGRAM_SRC_STORE_SQLITE_SQLITE_DB_H_
 
 #include <sqlite3.h>
 
@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "engram/status.h"
 
@@ -130,6 +131,12 @@ class SqliteDb {
 // Builds "store: <what>: <sqlite message>" from the connection's last error.
 Status SqliteError(sqlite3* db, std::string_view what);
 
+// "?,?,?" with n placeholders, for IN lists.
+std::string Placeholders(size_t n);
+
+// Binds `values` as text to placeholders first, first + 1, ...
+void BindTexts(SqliteStatement* s, int first, const std::vector<std::string>& values);
+
 }  // namespace engram
 
-#endif  // ENGRAM_SRC_STORE_SQLITE_DB_H_
+#endif  // ENGRAM_SRC_STORE_SQLITE_SQLITE_DB_H_

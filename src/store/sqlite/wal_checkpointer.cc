@@ -1,4 +1,4 @@
-#include "src/store/wal_checkpointer.h"
+#include "src/store/sqlite/wal_checkpointer.h"
 
 #include <algorithm>
 #include <system_error>

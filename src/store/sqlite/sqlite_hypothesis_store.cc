@@ -1,8 +1,8 @@
-#include "src/store/hypothesis_store.h"
+#include "src/store/sqlite/sqlite_hypothesis_store.h"
 
 namespace engram {
 
-Result<std::optional<std::string>> HypothesisStore::Get(const HypothesisKey& key) {
+Result<std::optional<std::string>> SqliteHypothesisStore::Get(const HypothesisKey& key) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT hypothesis FROM hyde_hypotheses WHERE llm = ?1 AND "
                                        "prompt_version = ?2 AND query = ?3"));
@@ -14,8 +14,8 @@ Result<std::optional<std::string>> HypothesisStore::Get(const HypothesisKey& key
   return std::optional<std::string>(s.ColumnText(0));
 }
 
-Status HypothesisStore::Put(const HypothesisKey& key, const std::string& hypothesis,
-                            Timestamp now) {
+Status SqliteHypothesisStore::Put(const HypothesisKey& key, const std::string& hypothesis,
+                                  Timestamp now) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("INSERT OR REPLACE INTO hyde_hypotheses(llm, prompt_version, query, "
@@ -28,7 +28,7 @@ Status HypothesisStore::Put(const HypothesisKey& key, const std::string& hypothe
   return s.Run();
 }
 
-Result<int64_t> HypothesisStore::Count() {
+Result<int64_t> SqliteHypothesisStore::Count() {
   return db_->QueryInt("SELECT count(*) FROM hyde_hypotheses");
 }
 

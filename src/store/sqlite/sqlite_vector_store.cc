@@ -1,4 +1,4 @@
-#include "src/store/vector_store.h"
+#include "src/store/sqlite/sqlite_vector_store.h"
 
 #include <cstring>
 #include <string>
@@ -19,7 +19,7 @@ EmbeddingSpace ReadSpace(const SqliteStatement& s, int first) {
 
 }  // namespace
 
-Result<int64_t> VectorStore::FindSpace(const EmbeddingSpace& space) {
+Result<int64_t> SqliteVectorStore::FindSpace(const EmbeddingSpace& space) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT id FROM embedding_spaces WHERE provider = ?1 AND model = ?2 AND "
@@ -32,7 +32,7 @@ Result<int64_t> VectorStore::FindSpace(const EmbeddingSpace& space) {
   return s.ColumnInt(0);
 }
 
-Result<int64_t> VectorStore::EnsureSpace(const EmbeddingSpace& space, Timestamp now) {
+Result<int64_t> SqliteVectorStore::EnsureSpace(const EmbeddingSpace& space, Timestamp now) {
   auto found = FindSpace(space);
   if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
   ENGRAM_ASSIGN_OR_RETURN(
@@ -47,7 +47,7 @@ Result<int64_t> VectorStore::EnsureSpace(const EmbeddingSpace& space, Timestamp 
   return db_->LastInsertRowid();
 }
 
-Result<std::vector<SpaceInfo>> VectorStore::Spaces() {
+Result<std::vector<SpaceInfo>> SqliteVectorStore::Spaces() {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT s.id, s.provider, s.model, s.dimension, s.created_at, "
@@ -67,8 +67,8 @@ Result<std::vector<SpaceInfo>> VectorStore::Spaces() {
   return out;
 }
 
-Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
-                              std::span<const float> vector) {
+Result<bool> SqliteVectorStore::Put(int64_t space_id, int64_t fact_rowid,
+                                    const std::string& fact_id, std::span<const float> vector) {
   // A REPLACE would delete the old vector without firing the delete
   // trigger that counts removals, so the old one goes by a DELETE of its
   // own. Both statements act only while the row still holds the fact.
@@ -93,9 +93,10 @@ Result<bool> VectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::s
   return db_->Changes() > 0;
 }
 
-Result<SqliteStatement> VectorStore::PrepareScopeQuery(std::string_view columns, int64_t space_id,
-                                                       const std::string& scope,
-                                                       std::string_view tail) {
+Result<SqliteStatement> SqliteVectorStore::PrepareScopeQuery(std::string_view columns,
+                                                             int64_t space_id,
+                                                             const std::string& scope,
+                                                             std::string_view tail) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT " + std::string(columns) +
                                        " FROM fact_vectors v JOIN facts f ON f.rowid = "
@@ -106,8 +107,8 @@ Result<SqliteStatement> VectorStore::PrepareScopeQuery(std::string_view columns,
   return s;
 }
 
-Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::string& scope,
-                                                 int64_t after) {
+Result<std::vector<VectorRef>> SqliteVectorStore::Refs(int64_t space_id, const std::string& scope,
+                                                       int64_t after) {
   // Every label: the space's index of (space, fact) covers the walk. Those
   // above `after`: a walk of the table's own rowid range from there (CROSS
   // JOIN keeps it outermost, `+` keeps the space's index out), which reads
@@ -135,7 +136,7 @@ Result<std::vector<VectorRef>> VectorStore::Refs(int64_t space_id, const std::st
   return out;
 }
 
-Result<int64_t> VectorStore::RemovedFrom(int64_t space_id) {
+Result<int64_t> SqliteVectorStore::RemovedFrom(int64_t space_id) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT vectors_removed FROM embedding_spaces WHERE id = ?1"));
@@ -165,7 +166,7 @@ Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimen
 
 }  // namespace
 
-Status VectorStore::LoadScope(
+Status SqliteVectorStore::LoadScope(
     int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
     const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
@@ -182,15 +183,15 @@ Status VectorStore::LoadScope(
   return Status::OK();
 }
 
-Result<int64_t> VectorStore::CountScope(int64_t space_id, const std::string& scope) {
+Result<int64_t> SqliteVectorStore::CountScope(int64_t space_id, const std::string& scope) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, PrepareScopeQuery("count(*)", space_id, scope, ""));
   ENGRAM_RETURN_IF_ERROR(s.Step().status());
   return s.ColumnInt(0);
 }
 
-Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
-                         size_t max_vectors,
-                         const std::function<void(int64_t, std::span<const float>)>& sink) {
+Status SqliteVectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimension,
+                               size_t max_vectors,
+                               const std::function<void(int64_t, std::span<const float>)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT vector FROM fact_vectors WHERE rowid = ?1"));
   std::vector<float> buffer(dimension);
@@ -207,7 +208,7 @@ Status VectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimensio
   return Status::OK();
 }
 
-Status VectorStore::ForEachBlob(
+Status SqliteVectorStore::ForEachBlob(
     int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -220,7 +221,7 @@ Status VectorStore::ForEachBlob(
   }
 }
 
-Status VectorStore::Delete(const std::vector<int64_t>& vector_ids) {
+Status SqliteVectorStore::Delete(const std::vector<int64_t>& vector_ids) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("DELETE FROM fact_vectors WHERE rowid = ?1"));
   for (int64_t id : vector_ids) {
@@ -231,7 +232,7 @@ Status VectorStore::Delete(const std::vector<int64_t>& vector_ids) {
   return Status::OK();
 }
 
-Result<std::string> VectorStore::FactIdOf(int64_t fact_rowid) {
+Result<std::string> SqliteVectorStore::FactIdOf(int64_t fact_rowid) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("SELECT id FROM facts WHERE rowid = ?1"));
   s.BindInt(1, fact_rowid);
   ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -239,7 +240,7 @@ Result<std::string> VectorStore::FactIdOf(int64_t fact_rowid) {
   return s.ColumnText(0);
 }
 
-Result<std::vector<FactToEmbed>> VectorStore::Missing(int64_t space_id, size_t limit) {
+Result<std::vector<FactToEmbed>> SqliteVectorStore::Missing(int64_t space_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT f.rowid, f.id, f.content FROM facts f WHERE NOT EXISTS "
@@ -256,7 +257,7 @@ Result<std::vector<FactToEmbed>> VectorStore::Missing(int64_t space_id, size_t l
   return out;
 }
 
-Result<int64_t> VectorStore::CountMissing(int64_t space_id) {
+Result<int64_t> SqliteVectorStore::CountMissing(int64_t space_id) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT (SELECT count(*) FROM facts) - "
                                        "(SELECT count(*) FROM fact_vectors WHERE space_id = ?1)"));
@@ -265,7 +266,7 @@ Result<int64_t> VectorStore::CountMissing(int64_t space_id) {
   return s.ColumnInt(0);
 }
 
-Result<int64_t> VectorStore::PruneOtherSpaces(int64_t keep_space_id) {
+Result<int64_t> SqliteVectorStore::PruneOtherSpaces(int64_t keep_space_id) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement vectors,
                           db_->Prepare("DELETE FROM fact_vectors WHERE space_id != ?1"));
   vectors.BindInt(1, keep_space_id);

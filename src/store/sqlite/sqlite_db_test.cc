@@ -1,4 +1,4 @@
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 
 #include <gtest/gtest.h>
 

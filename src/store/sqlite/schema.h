@@ -4,11 +4,11 @@
 // database from version i to i+1 and runs in its own transaction, so a crash
 // mid-migration leaves the previous version intact. A database whose version
 // is newer than kSchemaVersion is refused: this build cannot read it safely.
-#ifndef ENGRAM_SRC_STORE_SCHEMA_H_
-#define ENGRAM_SRC_STORE_SCHEMA_H_
+#ifndef ENGRAM_SRC_STORE_SQLITE_SCHEMA_H_
+#define ENGRAM_SRC_STORE_SQLITE_SCHEMA_H_
 
 #include "engram/status.h"
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 
 namespace engram {
 
@@ -28,4 +28,4 @@ Result<int> MigrateSchema(SqliteDb* db);
 
 }  // namespace engram
 
-#endif  // ENGRAM_SRC_STORE_SCHEMA_H_
+#endif  // ENGRAM_SRC_STORE_SQLITE_SCHEMA_H_

@@ -7,8 +7,8 @@
 //    terms it has already analysed (re-stemming a stem can change it).
 //  - auxiliary function engram_tf(facts_fts): a blob of int32 counts,
 //    [phrase][column], of each query phrase's occurrences in the row.
-#ifndef ENGRAM_SRC_STORE_FTS5_ENGRAM_H_
-#define ENGRAM_SRC_STORE_FTS5_ENGRAM_H_
+#ifndef ENGRAM_SRC_STORE_SQLITE_FTS5_ENGRAM_H_
+#define ENGRAM_SRC_STORE_SQLITE_FTS5_ENGRAM_H_
 
 #include <sqlite3.h>
 
@@ -35,4 +35,4 @@ Result<std::vector<int32_t>> DecodeTermFrequencies(std::string_view blob, size_t
 
 }  // namespace engram
 
-#endif  // ENGRAM_SRC_STORE_FTS5_ENGRAM_H_
+#endif  // ENGRAM_SRC_STORE_SQLITE_FTS5_ENGRAM_H_

@@ -1,4 +1,4 @@
-#include "src/store/wal_checkpointer.h"
+#include "src/store/sqlite/wal_checkpointer.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "src/store/sqlite_db.h"
+#include "src/store/sqlite/sqlite_db.h"
 #include "tests/test_util.h"
 
 namespace engram {

@@ -1,0 +1,34 @@
+// SqliteVersionStore: VersionStore on a SQLite connection (schema 6,
+// fact_versions; its links go with either fact by the facts' delete
+// trigger).
+//
+// Thread-safety: none; it works on its SqliteStore's connection.
+#ifndef ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
+#define ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "src/store/sqlite/sqlite_db.h"
+#include "src/store/version_store.h"
+
+namespace engram {
+
+class SqliteVersionStore final : public VersionStore {
+ public:
+  explicit SqliteVersionStore(SqliteDb* db) : db_(db) {}
+
+  Status Put(const VersionLink& link) override;
+  // Rowids that are at least a kDenseShare-th of their range are read in
+  // one walk of the range instead of one lookup each.
+  static constexpr int64_t kDenseShare = 4;
+  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
+  Result<std::vector<VersionLink>> All() override;
+
+ private:
+  SqliteDb* db_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
