@@ -1,11 +1,14 @@
 // Opens a SqliteStore on a real SQLite file, as the engine does, for tests
-// below the engine.
+// below the engine; and the rows such tests write.
 #ifndef ENGRAM_TESTS_STORE_FOR_TEST_H_
 #define ENGRAM_TESTS_STORE_FOR_TEST_H_
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "src/store/fact_id.h"
 #include "src/store/sqlite/sqlite_store.h"
 
 namespace engram::testing {
@@ -20,6 +23,19 @@ inline SqliteStoreOptions StoreOptionsForTest(const std::string& path, bool crea
 inline Result<std::unique_ptr<SqliteStore>> OpenStoreForTest(const std::string& path,
                                                              bool create = true) {
   return SqliteStore::Open(StoreOptionsForTest(path, create));
+}
+
+// A fact of `content` (its id from it) in `scope` with `tags`, created,
+// updated and last read at 1000, with no counts of analysed terms.
+inline FactRow FactRowForTest(const std::string& content, const std::string& scope = "default",
+                              std::vector<std::string> tags = {}) {
+  FactRow row;
+  row.fact.id = FactId(content);
+  row.fact.scope = scope;
+  row.fact.content = content;
+  row.fact.tags = std::move(tags);
+  row.fact.created_at = row.fact.updated_at = row.fact.last_accessed = 1000;
+  return row;
 }
 
 }  // namespace engram::testing

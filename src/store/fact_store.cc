@@ -25,4 +25,18 @@ std::vector<std::string> ScopesOrDefault(const std::vector<std::string>& scopes)
   return scopes.empty() ? std::vector<std::string>{kDefaultScope} : scopes;
 }
 
+std::string FactNotFoundMessage(const std::string& scope, const std::string& id_or_prefix,
+                                const std::vector<std::string>& scopes) {
+  std::string message = "store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'";
+  if (!scopes.empty()) {
+    message += scopes.size() == 1 ? "; it is in scope '" + scopes[0] + "': name that scope"
+                                  : "; it is in several scopes (";
+    if (scopes.size() > 1) {
+      for (size_t i = 0; i < scopes.size(); ++i) message += (i ? ", '" : "'") + scopes[i] + "'";
+      message += "): name one";
+    }
+  }
+  return message;
+}
+
 }  // namespace engram

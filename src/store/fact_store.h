@@ -219,6 +219,12 @@ std::string EncodeTags(const std::vector<std::string>& tags);
 // The tags of EncodeTags' array; what is not an array of strings gives none.
 std::vector<std::string> DecodeTags(const std::string& text);
 
+// FactStore::Get's NotFound message for `id_or_prefix` in `scope`, naming
+// the `scopes` that hold it (the first 6 by name), where the caller should
+// look.
+std::string FactNotFoundMessage(const std::string& scope, const std::string& id_or_prefix,
+                                const std::vector<std::string>& scopes);
+
 // `scopes`, or {"default"} when it is empty.
 std::vector<std::string> ScopesOrDefault(const std::vector<std::string>& scopes);
 

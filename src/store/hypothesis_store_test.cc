@@ -2,24 +2,24 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/store_for_test.h"
-#include "tests/test_util.h"
+#include "src/store/testing/store_backends.h"
 
 namespace engram {
 namespace {
 
-TEST(HypothesisStoreTest, KeysByLlmPromptVersionAndQuery) {
-  testing::TempDir dir;
-  auto store = testing::OpenStoreForTest(dir.File("memory.db"));
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  HypothesisStore& cache = (*store)->hypotheses();
+class HypothesisStoreTest : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(HypothesisStoreTest, KeysByLlmPromptVersionAndQuery) {
+  auto made = testing::StoreForTest::Create(GetParam());
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Store* store = &(*made)->store();
+  HypothesisStore& cache = store->hypotheses();
   const HypothesisKey key{"openai:gpt-4o-mini", 1, "which port does postgres use"};
   auto missing = cache.Get(key);
   ASSERT_TRUE(missing.ok()) << missing.status().ToString();
   EXPECT_FALSE(missing->has_value());
 
-  ASSERT_TRUE(
-      (*store)->Transact([&] { return cache.Put(key, "Postgres listens on 5432.", 7); }).ok());
+  ASSERT_TRUE(store->Transact([&] { return cache.Put(key, "Postgres listens on 5432.", 7); }).ok());
   auto found = cache.Get(key);
   ASSERT_TRUE(found.ok());
   ASSERT_TRUE(found->has_value());
@@ -35,10 +35,13 @@ TEST(HypothesisStoreTest, KeysByLlmPromptVersionAndQuery) {
   }
 
   // A second Put replaces the first.
-  ASSERT_TRUE((*store)->Transact([&] { return cache.Put(key, "Port 5432.", 8); }).ok());
+  ASSERT_TRUE(store->Transact([&] { return cache.Put(key, "Port 5432.", 8); }).ok());
   EXPECT_EQ(**cache.Get(key), "Port 5432.");
   EXPECT_EQ(*cache.Count(), 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, HypothesisStoreTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

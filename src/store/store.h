@@ -96,6 +96,14 @@ class Store {
   virtual SqliteDb* sqlite() = 0;  // NOLINT(readability-identifier-naming): accessor
 };
 
+// What every backend's Transact and ReadTransact do, given how it runs a
+// statement: runs `body` between `begin` and COMMIT, or ROLLBACK when
+// `body` or the commit fails (the first failure is returned); a call
+// while `*in_transaction` is already set joins the outer one and runs
+// `body` alone.
+Status RunTransaction(const std::function<Status(const char*)>& exec, const char* begin,
+                      bool* in_transaction, const std::function<Status()>& body);
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_STORE_STORE_H_

@@ -47,6 +47,12 @@ struct FactToEmbed {
   std::string content;
 };
 
+// Copies `blob`, the stored vectors of vector `id`, into `buffer`:
+// Corruption naming the vector unless it holds 1 to `max_vectors` vectors
+// of `dimension` floats.
+Status CopyVectorBlob(std::string_view blob, int64_t id, size_t dimension, size_t max_vectors,
+                      std::vector<float>* buffer);
+
 class VectorStore {
  public:
   virtual ~VectorStore() = default;

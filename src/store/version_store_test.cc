@@ -6,38 +6,47 @@
 #include <string>
 
 #include "src/store/fact_id.h"
-#include "src/store/fact_store.h"
-#include "tests/store_for_test.h"
-#include "tests/test_util.h"
+#include "src/store/sqlite/sqlite_version_store.h"
+#include "src/store/testing/store_backends.h"
 
 namespace engram {
 namespace {
 
-class VersionStoreTest : public ::testing::Test {
+class VersionStoreTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override {
-    auto store = SqliteStore::Open(testing::StoreOptionsForTest(dir_.File("m.db")));
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    for (const char* content : {"one", "two", "three"}) {
-      FactRow row;
-      row.fact.id = FactId(content);
-      row.fact.content = content;
-      ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
-      rowids_.push_back(store_->sqlite()->LastInsertRowid());
-    }
+    auto made = testing::StoreForTest::Create(GetParam());
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    made_ = std::move(*made);
+    store_ = &made_->store();
+    for (const char* content : {"one", "two", "three"}) Add(content);
+  }
+  // Inserts a fact of the default scope and keeps its row in rowids_.
+  void Add(const std::string& content) {
+    FactRow row;
+    row.fact.id = FactId(content);
+    row.fact.scope = kDefaultScope;
+    row.fact.content = content;
+    Result<int64_t> rowid = Internal("not inserted");
+    ASSERT_TRUE(store_
+                    ->Transact([&] {
+                      rowid = store_->facts().Insert(row);
+                      return rowid.status();
+                    })
+                    .ok());
+    rowids_.push_back(*rowid);
   }
   Status Put(const VersionLink& link) {
     return store_->Transact([&] { return store_->versions().Put(link); });
   }
   std::vector<VersionLink> All() { return store_->versions().All().value(); }
 
-  testing::TempDir dir_;
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<testing::StoreForTest> made_;
+  Store* store_ = nullptr;
   std::vector<int64_t> rowids_;
 };
 
-TEST_F(VersionStoreTest, AnExplicitLinkReplacesAFoundOneAndNeverTheReverse) {
+TEST_P(VersionStoreTest, AnExplicitLinkReplacesAFoundOneAndNeverTheReverse) {
   ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.7, false}).ok());
   ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.8, false}).ok());
   ASSERT_EQ(All().size(), 1u);
@@ -48,7 +57,7 @@ TEST_F(VersionStoreTest, AnExplicitLinkReplacesAFoundOneAndNeverTheReverse) {
   EXPECT_TRUE(All()[0].explicit_update) << "found later, still explicit";
 }
 
-TEST_F(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts) {
+TEST_P(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts) {
   ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.7, false}).ok());
   ASSERT_TRUE(Put({rowids_[1], rowids_[2], 0.9, true}).ok());
   auto newer = store_->versions().NewerThan({rowids_[1], rowids_[1], rowids_[2]});
@@ -62,15 +71,8 @@ TEST_F(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts)
 
 // Dense rowids are read in one walk of their range, sparse ones a lookup
 // each; both give exactly the links of the rowids asked for, in order.
-TEST_F(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
-  for (int i = 0; i < 40; ++i) {
-    const std::string content = "fact " + std::to_string(i);
-    FactRow row;
-    row.fact.id = FactId(content);
-    row.fact.content = content;
-    ASSERT_TRUE(store_->Transact([&] { return store_->facts().Insert(row).status(); }).ok());
-    rowids_.push_back(store_->sqlite()->LastInsertRowid());
-  }
+TEST_P(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
+  for (int i = 0; i < 40; ++i) Add("fact " + std::to_string(i));
   for (size_t i = 0; i + 2 < rowids_.size(); i += 3) {
     ASSERT_TRUE(Put({rowids_[i], rowids_[i + 1], 0.8, false}).ok());
     ASSERT_TRUE(Put({rowids_[i], rowids_[i + 2], 0.9, true}).ok());
@@ -108,6 +110,9 @@ TEST_F(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
     EXPECT_TRUE(same(*got, expected(asked))) << got->size() << " links";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, VersionStoreTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -19,12 +19,12 @@ CREATE TABLE embedding_spaces (
   UNIQUE (provider, model, dimension)
 );
 CREATE TABLE facts (
-  scope text NOT NULL,
-  id text NOT NULL,
+  scope text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
   label bigint NOT NULL DEFAULT nextval('fact_labels'),
   content text NOT NULL,
   tags text NOT NULL DEFAULT '[]',
-  kind text NOT NULL DEFAULT 'fact',
+  kind text COLLATE "C" NOT NULL DEFAULT 'fact',
   source text NOT NULL DEFAULT '',
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL,
@@ -32,56 +32,114 @@ CREATE TABLE facts (
   access_count bigint NOT NULL DEFAULT 0,
   confidence double precision NOT NULL DEFAULT 1.0,
   metadata text NOT NULL DEFAULT '{}',
-  superseded_by text NOT NULL DEFAULT '',
+  superseded_by text COLLATE "C" NOT NULL DEFAULT '',
   valid_until bigint NOT NULL DEFAULT 0,
   expires_at bigint NOT NULL DEFAULT 0,
   content_terms integer NOT NULL DEFAULT 0,
   tags_terms integer NOT NULL DEFAULT 0,
   portuguese boolean NOT NULL DEFAULT false,
-  terms text[] NOT NULL DEFAULT '{}',
+  terms text[] COLLATE "C" NOT NULL DEFAULT '{}',
   content_tf integer[] NOT NULL DEFAULT '{}',
   tags_tf integer[] NOT NULL DEFAULT '{}',
   PRIMARY KEY (scope, id),
   UNIQUE (scope, label)
 );
+CREATE INDEX facts_label ON facts (label);
 CREATE INDEX facts_terms ON facts USING gin (terms);
 CREATE INDEX facts_scope_created ON facts (scope, created_at);
 CREATE INDEX facts_superseded_by ON facts (scope, superseded_by) WHERE superseded_by <> '';
-CREATE INDEX facts_expires_at ON facts (scope, expires_at) WHERE expires_at <> 0;
+CREATE INDEX facts_expires_at ON facts (expires_at) WHERE expires_at <> 0;
 CREATE TABLE scope_stats (
-  scope text PRIMARY KEY,
+  scope text COLLATE "C" PRIMARY KEY,
   facts bigint NOT NULL,
   content_terms bigint NOT NULL,
   tags_terms bigint NOT NULL,
   portuguese_facts bigint NOT NULL
 );
 CREATE TABLE fact_vectors (
-  scope text NOT NULL,
-  space_id bigint NOT NULL,
+  scope text COLLATE "C" NOT NULL,
+  space_id bigint NOT NULL REFERENCES embedding_spaces (id) ON DELETE CASCADE,
   fact_label bigint NOT NULL,
   label bigint NOT NULL DEFAULT nextval('vector_labels'),
   vector bytea NOT NULL,
   PRIMARY KEY (scope, space_id, fact_label),
-  UNIQUE (scope, label)
+  UNIQUE (scope, label),
+  FOREIGN KEY (scope, fact_label) REFERENCES facts (scope, label) ON DELETE CASCADE
 );
+CREATE INDEX fact_vectors_label ON fact_vectors (label);
+CREATE INDEX fact_vectors_space ON fact_vectors (space_id, scope, label);
 CREATE TABLE fact_versions (
-  scope text NOT NULL,
+  scope text COLLATE "C" NOT NULL,
   older_label bigint NOT NULL,
   newer_label bigint NOT NULL,
   cosine double precision NOT NULL,
   explicit boolean NOT NULL DEFAULT false,
-  PRIMARY KEY (scope, older_label, newer_label)
+  PRIMARY KEY (scope, older_label, newer_label),
+  FOREIGN KEY (scope, older_label) REFERENCES facts (scope, label) ON DELETE CASCADE,
+  FOREIGN KEY (scope, newer_label) REFERENCES facts (scope, label) ON DELETE CASCADE
 );
+CREATE INDEX fact_versions_older ON fact_versions (older_label);
 CREATE INDEX fact_versions_newer ON fact_versions (scope, newer_label);
 CREATE TABLE hyde_hypotheses (
-  scope text NOT NULL,
   llm text NOT NULL,
   prompt_version integer NOT NULL,
   query text NOT NULL,
   hypothesis text NOT NULL,
   created_at bigint NOT NULL,
-  PRIMARY KEY (scope, llm, prompt_version, query)
+  PRIMARY KEY (llm, prompt_version, query)
 );
+
+-- The per-scope totals BM25 reads, kept by every insert, delete and change
+-- of a fact's analysed lengths, in the same transaction; a scope's row goes
+-- with its last fact.
+CREATE FUNCTION engram_count_fact() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE scope_stats SET facts = facts - 1,
+      content_terms = content_terms - OLD.content_terms,
+      tags_terms = tags_terms - OLD.tags_terms,
+      portuguese_facts = portuguese_facts - OLD.portuguese::integer
+    WHERE scope = OLD.scope;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO scope_stats AS s
+      VALUES (NEW.scope, 1, NEW.content_terms, NEW.tags_terms, NEW.portuguese::integer)
+    ON CONFLICT (scope) DO UPDATE SET facts = s.facts + 1,
+      content_terms = s.content_terms + excluded.content_terms,
+      tags_terms = s.tags_terms + excluded.tags_terms,
+      portuguese_facts = s.portuguese_facts + excluded.portuguese_facts;
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM scope_stats WHERE scope = OLD.scope AND facts = 0;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER facts_stats AFTER INSERT OR DELETE OR UPDATE OF content_terms, tags_terms, portuguese
+  ON facts FOR EACH ROW EXECUTE FUNCTION engram_count_fact();
+
+-- Every vector deleted, by any path, counted per space: while the count
+-- holds still, a scope's vectors only grow.
+CREATE FUNCTION engram_count_removed_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE embedding_spaces SET vectors_removed = vectors_removed + 1 WHERE id = OLD.space_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER fact_vectors_removed AFTER DELETE ON fact_vectors
+  FOR EACH ROW EXECUTE FUNCTION engram_count_removed_vector();
+
+-- A metadata value as SQLite's CAST(json_extract(doc, path) AS TEXT) gives
+-- it, so a filter on metadata matches the same facts on both stores: a
+-- string as itself, true and false as 1 and 0, null as NULL, a number or a
+-- container as its JSON text.
+CREATE FUNCTION engram_metadata_text(doc text, key text) RETURNS text
+  LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'string' THEN v #>> '{}'
+    WHEN 'boolean' THEN CASE WHEN v = 'true'::jsonb THEN '1' ELSE '0' END
+    WHEN 'null' THEN NULL
+    ELSE v::text END
+  FROM (SELECT doc::jsonb -> key AS v) AS value
+$$;
 )sql";
 
 // The version recorded in `db`, 0 when it has no schema.

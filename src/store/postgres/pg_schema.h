@@ -2,11 +2,18 @@
 // is there so far"), version kPgSchemaVersion.
 //
 // Tenants shard by scope: every table holding memories has `scope` first
-// in its primary key, and every query the store makes names its scopes, so
+// in its primary key, and the queries that select facts name their scopes, so
 // the tables can be distributed by scope (Citus' create_distributed_table)
-// or split across databases by scope. The two exceptions are small, global
-// reference tables: `engram_meta` (the schema version) and
-// `embedding_spaces` (which provider, model and dimension an id means).
+// or split across databases by scope. The exceptions are global reference
+// tables: `engram_meta` (the schema version), `embedding_spaces` (which
+// provider, model and dimension an id means) and `hyde_hypotheses` (the
+// HyDE cache: an LLM's answer to a query text, keyed as on SQLite by LLM,
+// prompt version and query, whatever scopes the query searched).
+//
+// A fact's or a vector's label is also indexed alone: the engine names a
+// fact it has found by its label, without its scope, so those lookups go
+// to every shard. Passing the scope with each label is what would keep
+// them on one.
 //
 // Labels (a fact's `label`, a vector's `label`) come from store-wide
 // sequences and are never reused, as SQLite's AUTOINCREMENT rowids are not:

@@ -294,16 +294,7 @@ Result<StoredFact> SqliteFactStore::Get(const std::string& scope, const std::str
     if (!row) break;
     scopes.push_back(elsewhere.ColumnText(0));
   }
-  std::string message = "store: get: no fact '" + id_or_prefix + "' in scope '" + scope + "'";
-  if (!scopes.empty()) {
-    message += scopes.size() == 1 ? "; it is in scope '" + scopes[0] + "': name that scope"
-                                  : "; it is in several scopes (";
-    if (scopes.size() > 1) {
-      for (size_t i = 0; i < scopes.size(); ++i) message += (i ? ", '" : "'") + scopes[i] + "'";
-      message += "): name one";
-    }
-  }
-  return NotFound(message);
+  return NotFound(FactNotFoundMessage(scope, id_or_prefix, scopes));
 }
 
 Result<std::vector<Fact>> SqliteFactStore::List(const ListOptions& options,

@@ -202,17 +202,8 @@ Status SqliteStore::ReadTransact(const std::function<Status()>& body) {
 }
 
 Status SqliteStore::RunInTransaction(const char* begin, const std::function<Status()>& body) {
-  if (in_transaction_) return body();
-  ENGRAM_RETURN_IF_ERROR(db_->Exec(begin));
-  in_transaction_ = true;
-  Status s = body();
-  in_transaction_ = false;
-  if (s.ok()) {
-    s = db_->Exec("COMMIT");
-    if (s.ok()) return s;
-  }
-  db_->Exec("ROLLBACK").IgnoreError();  // report the failure that caused it
-  return s;
+  return RunTransaction([this](const char* sql) { return db_->Exec(sql); }, begin, &in_transaction_,
+                        body);
 }
 
 Result<std::string> SqliteStore::GetMeta(const std::string& key) {
@@ -244,6 +235,24 @@ Status SqliteStore::CheckIntegrity(std::vector<std::string>* problems,
       if (!row) break;
       const std::string line = s.ColumnText(0);
       if (line != "ok") problems->push_back("sqlite: " + line);
+    }
+  }
+  {
+    // The totals BM25 reads, kept by triggers, against the facts they count.
+    ENGRAM_ASSIGN_OR_RETURN(
+        SqliteStatement s,
+        db_->Prepare("SELECT scope FROM (SELECT scope, facts, content_terms, tags_terms, "
+                     "portuguese_facts FROM scope_stats EXCEPT SELECT scope, count(*), "
+                     "sum(content_terms), sum(tags_terms), sum(portuguese) FROM facts GROUP BY "
+                     "scope) UNION SELECT scope FROM (SELECT scope, count(*), sum(content_terms), "
+                     "sum(tags_terms), sum(portuguese) FROM facts GROUP BY scope EXCEPT SELECT "
+                     "scope, facts, content_terms, tags_terms, portuguese_facts FROM scope_stats) "
+                     "ORDER BY scope"));
+    while (true) {
+      ENGRAM_ASSIGN_OR_RETURN(const bool row, s.Step());
+      if (!row) break;
+      problems->push_back("scope_stats: the totals of scope '" + s.ColumnText(0) +
+                          "' do not match its facts");
     }
   }
   for (const char* table : kFullTextIndexes) {

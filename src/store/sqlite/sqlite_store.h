@@ -65,8 +65,9 @@ class SqliteStore final : public Store {
   Status SetMeta(const std::string& key, const std::string& value) override;
   // PRAGMA data_version.
   Result<int64_t> DataVersion() override;
-  // PRAGMA integrity_check, and FTS5's integrity-check of each full-text
-  // index (a write: skipped when the file is read-only).
+  // PRAGMA integrity_check, the per-scope totals against the facts, and
+  // FTS5's integrity-check of each full-text index (a write: skipped when
+  // the file is read-only).
   Status CheckIntegrity(std::vector<std::string>* problems,
                         std::vector<std::string>* skipped) override;
   std::optional<std::string> TakeBackgroundProblem() override;

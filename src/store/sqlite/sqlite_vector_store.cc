@@ -146,26 +146,6 @@ Result<int64_t> SqliteVectorStore::RemovedFrom(int64_t space_id) {
   return s.ColumnInt(0);
 }
 
-namespace {
-
-// The blob of column `column`, 1 to `max_vectors` vectors of `dimension`
-// floats, copied into `buffer`.
-Status ReadVector(const SqliteStatement& s, int column, int64_t id, size_t dimension,
-                  size_t max_vectors, std::vector<float>* buffer) {
-  const std::string_view blob = s.ColumnBlob(column);
-  const size_t vectors = VectorsInBlob(blob.size(), dimension, max_vectors);
-  if (vectors == 0) {
-    return Corruption("store: vector " + std::to_string(id) + " holds " +
-                      std::to_string(blob.size()) + " bytes, want " +
-                      BlobSizeWanted(dimension, max_vectors));
-  }
-  buffer->resize(vectors * dimension);
-  std::memcpy(buffer->data(), blob.data(), blob.size());
-  return Status::OK();
-}
-
-}  // namespace
-
 Status SqliteVectorStore::LoadScope(
     int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
     const std::function<void(const VectorRef&, std::span<const float>)>& sink) {
@@ -176,7 +156,8 @@ Status SqliteVectorStore::LoadScope(
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     const VectorRef ref{s.ColumnInt(0), s.ColumnInt(1)};
-    ENGRAM_RETURN_IF_ERROR(ReadVector(s, 2, ref.vector_id, dimension, max_vectors, &buffer));
+    ENGRAM_RETURN_IF_ERROR(
+        CopyVectorBlob(s.ColumnBlob(2), ref.vector_id, dimension, max_vectors, &buffer));
     ++vectors_read_;
     sink(ref, buffer);
   }
@@ -199,7 +180,7 @@ Status SqliteVectorStore::Load(const std::vector<int64_t>& vector_ids, size_t di
     s.BindInt(1, id);
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
     if (found) {
-      ENGRAM_RETURN_IF_ERROR(ReadVector(s, 0, id, dimension, max_vectors, &buffer));
+      ENGRAM_RETURN_IF_ERROR(CopyVectorBlob(s.ColumnBlob(0), id, dimension, max_vectors, &buffer));
       ++vectors_read_;
       sink(id, buffer);
     }

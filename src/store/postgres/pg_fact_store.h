@@ -1,0 +1,80 @@
+// PgFactStore: FactStore in PostgreSQL (pg_schema.h's facts table, its
+// term arrays under a GIN index and the per-scope totals its trigger
+// keeps). A fact's row (StoredFact::rowid) is its `label`. The full-text
+// side is in pg_fact_store_full_text.cc.
+//
+// Thread-safety: none; it works on its PgStore's connection.
+#ifndef ENGRAM_SRC_STORE_POSTGRES_PG_FACT_STORE_H_
+#define ENGRAM_SRC_STORE_POSTGRES_PG_FACT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/store/fact_store.h"
+#include "src/store/postgres/pg_connection.h"
+#include "src/store/postgres/pg_query.h"
+
+namespace engram {
+
+class PgFactStore final : public FactStore {
+ public:
+  // Works on `*db`, which its owner may replace (a reconnection).
+  explicit PgFactStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+
+  Result<int64_t> Insert(const FactRow& row) override;
+  Status UpdateDescription(int64_t rowid, const Fact& fact) override;
+  Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags, Timestamp updated_at,
+                    int64_t tags_terms) override;
+  Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes,
+                                            const FactVisibility& visibility) override;
+  Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids,
+                                              const FactVisibility& visibility) override;
+  Result<std::vector<std::string>> MissingScopes(const std::vector<std::string>& scopes) override;
+  Status RebuildLexicalIndex(const TermCounter& count) override;
+  Result<StoredFact> Get(const std::string& scope, const std::string& id_or_prefix) override;
+  Result<std::optional<StoredFact>> Find(const std::string& scope,
+                                         const std::string& id_or_prefix) override;
+  Result<std::vector<Fact>> List(const ListOptions& options,
+                                 const FactVisibility& visibility) override;
+  Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids) override;
+  Result<int64_t> DeleteRowids(const std::vector<int64_t>& rowids) override;
+  Result<int64_t> DeleteTag(const std::string& scope, const std::string& tag) override;
+  Result<int64_t> DeleteScope(const std::string& scope) override;
+  Status ForEach(const std::vector<std::string>& scopes,
+                 const std::function<bool(const StoredFact&)>& sink) override;
+  Status SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) override;
+  Result<int64_t> MoveSupersession(const std::string& scope, const std::string& from_id,
+                                   const std::string& to_id) override;
+  Result<std::vector<StoredFact>> Expired(Timestamp now) override;
+  Result<std::vector<StoredFact>> SupersededBy(const std::string& scope,
+                                               const std::string& id) override;
+  Status RecordAccess(const std::vector<AccessCount>& counts) override;
+  Result<Counts> CountFacts() override;
+  Result<FullTextTotals> FullTextTotalsOf(const std::vector<std::string>& scopes) override;
+  Result<std::vector<FullTextMatch>> MatchFullText(const std::vector<std::string>& phrases,
+                                                   bool content_only,
+                                                   const std::vector<std::string>& scopes,
+                                                   const FactVisibility& visibility) override;
+  Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
+
+ private:
+  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  // The facts `query` (selecting kFactColumns) returns, in order.
+  Result<std::vector<StoredFact>> ReadFacts(const PgQuery& query) const;
+
+  const std::unique_ptr<PgConnection>* db_;
+};
+
+// Appends to `query` the condition (" AND ...", or nothing when everything
+// is seen) that keeps the rows of the facts table under `alias` that
+// `visibility` sees, with its parameters.
+void AppendVisibility(const FactVisibility& visibility, std::string_view alias, PgQuery* query);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_POSTGRES_PG_FACT_STORE_H_

@@ -1,0 +1,57 @@
+// PgVectorStore: VectorStore in PostgreSQL (pg_schema.h's
+// embedding_spaces and fact_vectors, a vector's id being its label; a trigger
+// counts every vector deleted per space, which RemovedFrom reads).
+//
+// Thread-safety: none; it works on its PgStore's connection.
+#ifndef ENGRAM_SRC_STORE_POSTGRES_PG_VECTOR_STORE_H_
+#define ENGRAM_SRC_STORE_POSTGRES_PG_VECTOR_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/store/postgres/pg_connection.h"
+#include "src/store/vector_store.h"
+
+namespace engram {
+
+class PgVectorStore final : public VectorStore {
+ public:
+  // Works on `*db`, which its owner may replace (a reconnection).
+  explicit PgVectorStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+
+  Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now) override;
+  Result<int64_t> FindSpace(const EmbeddingSpace& space) override;
+  Result<std::vector<SpaceInfo>> Spaces() override;
+  Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
+                   std::span<const float> vector) override;
+  Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
+                                      int64_t after) override;
+  Result<int64_t> RemovedFrom(int64_t space_id) override;
+  Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
+              const std::function<void(int64_t, std::span<const float>)>& sink) override;
+  Status LoadScope(
+      int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
+      const std::function<void(const VectorRef&, std::span<const float>)>& sink) override;
+  Result<int64_t> CountScope(int64_t space_id, const std::string& scope) override;
+  Status ForEachBlob(int64_t space_id,
+                     const std::function<void(const VectorRef&, std::string_view)>& sink) override;
+  Status Delete(const std::vector<int64_t>& vector_ids) override;
+  Result<std::string> FactIdOf(int64_t fact_rowid) override;
+  Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit) override;
+  Result<int64_t> CountMissing(int64_t space_id) override;
+  Result<int64_t> PruneOtherSpaces(int64_t keep_space_id) override;
+
+ private:
+  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+
+  const std::unique_ptr<PgConnection>* db_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_POSTGRES_PG_VECTOR_STORE_H_

@@ -1,0 +1,35 @@
+// PgVersionStore: VersionStore in PostgreSQL (pg_schema.h's
+// fact_versions, keyed by scope and the two facts' labels; a link goes
+// with either fact by its foreign keys).
+//
+// Thread-safety: none; it works on its PgStore's connection.
+#ifndef ENGRAM_SRC_STORE_POSTGRES_PG_VERSION_STORE_H_
+#define ENGRAM_SRC_STORE_POSTGRES_PG_VERSION_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/store/postgres/pg_connection.h"
+#include "src/store/version_store.h"
+
+namespace engram {
+
+class PgVersionStore final : public VersionStore {
+ public:
+  // Works on `*db`, which its owner may replace (a reconnection).
+  explicit PgVersionStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+
+  Status Put(const VersionLink& link) override;
+  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
+  Result<std::vector<VersionLink>> All() override;
+
+ private:
+  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+
+  const std::unique_ptr<PgConnection>* db_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_POSTGRES_PG_VERSION_STORE_H_

@@ -1,0 +1,271 @@
+// What the SQLite store alone promises: the file it makes (WAL, private,
+// complete, at the current schema), migrations from older schemas, and
+// clear errors for a file that is not a whole store. What every backend
+// promises is in src/store/fact_store_test.cc.
+#include "src/store/sqlite/sqlite_store.h"
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/store/fact_id.h"
+#include "src/store/sqlite/schema.h"
+#include "tests/store_for_test.h"
+#include "tests/test_util.h"
+
+namespace engram {
+namespace {
+
+FactRow Row(const std::string& content, const std::string& scope = "default",
+            std::vector<std::string> tags = {}) {
+  return testing::FactRowForTest(content, scope, std::move(tags));
+}
+
+// scope_stats as a string, and the same totals summed from `facts`: equal
+// when the triggers kept the table in step.
+std::pair<std::string, std::string> ScopeStatsAndTruth(SqliteDb* db) {
+  auto dump = [db](const std::string& sql) {
+    auto s = db->Prepare(sql);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    std::string out;
+    while (s.ok() && *s->Step()) {
+      out += s->ColumnText(0) + ":" + std::to_string(s->ColumnInt(1)) + "," +
+             std::to_string(s->ColumnInt(2)) + "," + std::to_string(s->ColumnInt(3)) + "," +
+             std::to_string(s->ColumnInt(4)) + ";";
+    }
+    return out;
+  };
+  return {dump("SELECT scope, facts, content_terms, tags_terms, portuguese_facts FROM scope_stats "
+               "ORDER BY scope"),
+          dump("SELECT scope, count(*), sum(content_terms), sum(tags_terms), sum(portuguese) "
+               "FROM facts GROUP BY scope ORDER BY scope")};
+}
+
+TEST(FactStoreOpenTest, CreatesAWalDatabaseAtTheCurrentSchema) {
+  testing::TempDir dir;
+  auto opened = testing::OpenStoreForTest(dir.File("memory.db"));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqliteStore* store_ = opened->get();
+  auto mode = store_->sqlite()->Prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  ASSERT_TRUE(*mode->Step());
+  EXPECT_EQ(mode->ColumnText(0), "wal");
+  EXPECT_EQ(*store_->sqlite()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  auto counts = store_->facts().CountFacts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->schema_version, kSchemaVersion);
+  EXPECT_EQ(counts->location, dir.File("memory.db"));
+}
+
+TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  {
+    // A schema-4 file: no scope_stats, no triggers feeding it.
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_TRUE(store.ok());
+    SqliteDb* db = (*store)->sqlite();
+    ASSERT_TRUE(db->Exec("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
+                         "DROP TRIGGER facts_stats_update; DROP TABLE scope_stats; "
+                         "PRAGMA user_version = 4")
+                    .ok());
+    for (const auto& [content, scope] : std::vector<std::pair<std::string, std::string>>{
+             {"alpha", "a"}, {"beta gamma", "a"}, {"delta", "b"}}) {
+      FactRow row = Row(content, scope, {"t"});
+      row.text.content_terms = static_cast<int64_t>(content.size());
+      row.text.tags_terms = 1;
+      ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(row).status(); }).ok());
+    }
+    // Nor what schemas 6 to 9 added: history columns, version links, the
+    // language of the content, the rank index and the count of removals.
+    ASSERT_TRUE(db->Exec("DROP TRIGGER fact_vectors_removed; "
+                         "ALTER TABLE embedding_spaces DROP COLUMN vectors_removed; "
+                         "DROP INDEX facts_rank; "
+                         "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
+                         "DROP TRIGGER facts_versions_delete; DROP TABLE fact_versions; "
+                         "ALTER TABLE facts DROP COLUMN superseded_by; "
+                         "ALTER TABLE facts DROP COLUMN valid_until; "
+                         "ALTER TABLE facts DROP COLUMN expires_at; "
+                         "ALTER TABLE facts DROP COLUMN portuguese")
+                    .ok());
+  }
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*(*store)->sqlite()->QueryInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(*(*store)->sqlite()->QueryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE "
+                                                      "type = 'index' AND name = '") +
+                                          kRankIndexName + "'"),
+            1);
+  const auto [stats, truth] = ScopeStatsAndTruth((*store)->sqlite());
+  EXPECT_EQ(stats, "a:2,15,2,0;b:1,5,1,0;");
+  EXPECT_EQ(stats, truth);
+  FactRow more = Row("epsilon", "b");
+  more.text.content_terms = 7;
+  ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(more).status(); }).ok());
+  EXPECT_EQ(ScopeStatsAndTruth((*store)->sqlite()).first, "a:2,15,2,0;b:2,12,1,0;");
+  // The facts of the old file are current, without expiry.
+  ListOptions both;
+  both.scopes = {"a", "b"};
+  both.limit = 0;
+  auto listed = (*store)->facts().List(both, {});
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 4u);
+  for (const Fact& f : *listed) {
+    EXPECT_TRUE(f.superseded_by.empty());
+    EXPECT_EQ(f.expires_at, 0);
+  }
+}
+
+TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  {
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA user_version = 99").ok());
+  }
+  auto again = SqliteStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(again.status().message().find("schema version 99 is newer"), std::string::npos);
+  EXPECT_NE(again.status().message().find(path), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, MissingPathWithoutCreateIsNotFound) {
+  testing::TempDir dir;
+  auto store = testing::OpenStoreForTest(dir.File("nope/memory.db"), /*create=*/false);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(store.status().message().find("nope/memory.db"), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, NotADatabaseIsAClearError) {
+  testing::TempDir dir;
+  const std::string path = dir.File("junk.db");
+  testing::WriteFile(path, std::string(4096, 'x'));
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(path), std::string::npos);
+  EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
+}
+
+TEST(FactStoreOpenTest, AnEmptyOrTruncatedFileIsRefusedAndLeftAsItIs) {
+  testing::TempDir dir;
+  for (const std::string& bytes : {std::string(), std::string("S"), std::string("SQLite forma")}) {
+    const std::string path = dir.File("memory.db");
+    testing::WriteFile(path, bytes);
+    const auto expect_refused = [&](const Status& status, const std::string& where) {
+      EXPECT_EQ(status.code(), StatusCode::kCorruption) << bytes.size() << " bytes";
+      EXPECT_NE(status.message().find(where + "': " + std::to_string(bytes.size()) +
+                                      " bytes without an SQLite header"),
+                std::string::npos)
+          << status.message();
+    };
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_FALSE(store.ok()) << bytes.size() << " bytes";
+    expect_refused(store.status(), path);
+    EXPECT_EQ(testing::ReadFile(path), bytes) << "never rewritten";
+    // A reader of a store whose file was cut short under it.
+    const std::string cut = dir.File("cut" + std::to_string(bytes.size()) + ".db");
+    auto origin = SqliteStore::Open(testing::StoreOptionsForTest(cut));
+    ASSERT_TRUE(origin.ok()) << origin.status().ToString();
+    testing::WriteFile(cut, bytes);
+    auto reader = (*origin)->OpenReader();
+    ASSERT_FALSE(reader.ok()) << bytes.size() << " bytes";
+    expect_refused(reader.status(), cut);
+  }
+}
+
+TEST(FactStoreOpenTest, ANewStoreIsPrivateAndComplete) {
+  testing::TempDir dir;
+  const mode_t old_umask = ::umask(022);
+  const std::string path = dir.File("home/engram/memory.db");
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+  ::umask(old_umask);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  ASSERT_TRUE((*store)
+                  ->Transact([&] { return (*store)->facts().Insert(Row("private fact")).status(); })
+                  .ok());
+  const auto mode = [](const std::string& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir.File("home")), 0700u);
+  EXPECT_EQ(mode(dir.File("home/engram")), 0700u);
+  EXPECT_EQ(mode(path), 0600u);
+  EXPECT_EQ(mode(path + "-wal"), 0600u) << "SQLite gives its WAL the database's mode";
+  EXPECT_EQ(mode(path + "-shm"), 0600u);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("home/engram"))) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"memory.db", "memory.db-shm", "memory.db-wal"}))
+      << "no draft left behind";
+}
+
+TEST(FactStoreOpenTest, TwoProcessesCreatingOneStoreBothOpenIt) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  std::vector<std::thread> openers;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 4; ++i) {
+    openers.emplace_back([&] {
+      if (SqliteStore::Open(testing::StoreOptionsForTest(path)).ok()) ++opened;
+    });
+  }
+  for (std::thread& t : openers) t.join();
+  EXPECT_EQ(opened.load(), 4);
+}
+
+TEST(FactStoreOpenTest, DirectoryPathIsAClearError) {
+  testing::TempDir dir;
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(dir.path().string()));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("is a directory"), std::string::npos);
+}
+
+// A file cut short by another process while a store has it open, after
+// the store wrote and checkpointed it (as a server does all day): the next
+// reads are errors, not the end of the process. Through a memory map of the
+// file (SqliteStoreOptions::mmap_bytes, 0 by default for this) the connection
+// touches pages that are gone and meets SIGBUS.
+TEST(FactStoreOpenTest, AFileCutShortUnderAnOpenStoreGivesErrorsNotACrash) {
+  namespace fs = std::filesystem;
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)
+                  ->Transact([&] {
+                    for (int i = 0; i < 2000; ++i) {
+                      FactRow row = Row("fact number " + std::to_string(i) +
+                                        " with some words to fill its page");
+                      ENGRAM_RETURN_IF_ERROR((*store)->facts().Insert(row).status());
+                    }
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  // A page cache far smaller than the file, so each pass reads the file.
+  ASSERT_TRUE((*store)->sqlite()->Exec("PRAGMA cache_size=4").ok());
+  const auto read_all = [&] {
+    return (*store)->facts().ForEach({}, [](const StoredFact&) { return true; });
+  };
+  ASSERT_TRUE(read_all().ok());
+  for (const uintmax_t size : {fs::file_size(path) / 2, uintmax_t{4096}, uintmax_t{0}}) {
+    fs::resize_file(path, size);
+    const Status cut = read_all();
+    EXPECT_FALSE(cut.ok()) << "cut to " << size;
+    EXPECT_NE(cut.message().find("memory.db"), std::string::npos) << cut.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace engram
