@@ -314,6 +314,12 @@ struct EngineOptions {
   // SQLite database file; created with its directory when missing.
   // Default: $ENGRAM_HOME/memory.db (filled in by src/config).
   std::string db_path;
+  // Where the memory is kept instead, shared by every process that names
+  // it: a postgresql:// (or postgres://) URL in libpq's form; the schema is
+  // made on first use. Default empty: the SQLite file db_path. With a URL,
+  // db_path still says where this process keeps files derived from the
+  // store (saved vector indexes) beside it. Fixed at open.
+  std::string store_url;
   // Refuse to create a missing database (for read-only commands).
   bool create_if_missing = true;
   // How long to wait for another process's lock before failing, in ms.

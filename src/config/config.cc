@@ -309,6 +309,9 @@ const std::vector<KeyDef>& Keys() {
                      "lines a chunk repeats from the one before"),
       ENGRAM_BOOL_KEY("context.follow_links_out", engine.context.follow_links_out,
                       "read symlinks whose target is outside the attached roots"),
+      ENGRAM_URL_KEY("store.url", engine.store_url,
+                     "a postgresql:// URL: keep the memory in that PostgreSQL database, shared "
+                     "by every process naming it, instead of the SQLite file `db`"),
       {"store.busy_timeout_ms", KeyType::kInt, 0, 600000, "wait for another process's lock, in ms",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.busy_timeout_ms); },
        [](ResolvedConfig* c, const std::string& v) { c->engine.busy_timeout_ms = std::stoi(v); }},

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engram/engine.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_util.h"
@@ -14,11 +15,12 @@ namespace {
 
 constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
 
-class FeedbackEngineTest : public ::testing::Test {
+class FeedbackEngineTestBase : public testing::StorePlaceTest {
  protected:
+  explicit FeedbackEngineTestBase(testing::Backend backend) : StorePlaceTest(backend) {}
   EngineOptions Options(std::shared_ptr<const Embedder> embedder, bool feedback = true) {
     EngineOptions o;
-    o.db_path = dir_.File("memory.db");
+    place_->Apply(&o);
     o.clock = std::make_shared<ManualClock>(kNow);
     o.embedder = std::move(embedder);
     o.vector.background_backfill = false;
@@ -41,15 +43,19 @@ class FeedbackEngineTest : public ::testing::Test {
     }
     return nullptr;
   }
+};
 
-  testing::TempDir dir_;
+class FeedbackEngineTest : public FeedbackEngineTestBase,
+                           public ::testing::WithParamInterface<testing::Backend> {
+ protected:
+  FeedbackEngineTest() : FeedbackEngineTestBase(GetParam()) {}
 };
 
 const char kInvoices[] = "Invoices are stored in the billing bucket on S3";
 const char kReplica[] = "The billing bucket is replicated to the archive bucket nightly";
 const char kDeploys[] = "Deploys go out on Thursdays";
 
-TEST_F(FeedbackEngineTest, FirstPassTermsFindAFactTheQueryMisses) {
+TEST_P(FeedbackEngineTest, FirstPassTermsFindAFactTheQueryMisses) {
   auto engine = Open(Options(nullptr));  // keyword-only: RM3 alone
   const std::string invoices = Add(*engine, kInvoices);
   const std::string replica = Add(*engine, kReplica);
@@ -76,7 +82,7 @@ TEST_F(FeedbackEngineTest, FirstPassTermsFindAFactTheQueryMisses) {
   EXPECT_EQ(on.query_terms, (std::vector<std::string>{"invoic", "bill", "bucket", "s3", "store"}));
 }
 
-TEST_F(FeedbackEngineTest, FeedbackVectorsMoveTheQueryVector) {
+TEST_P(FeedbackEngineTest, FeedbackVectorsMoveTheQueryVector) {
   auto embedder = std::make_shared<testing::ConceptEmbedder>(
       std::vector<std::vector<std::string>>{{"invoice"}, {"bucket", "archive"}, {"deploy"}});
   EngineOptions o = Options(embedder);
@@ -98,7 +104,7 @@ TEST_F(FeedbackEngineTest, FeedbackVectorsMoveTheQueryVector) {
   EXPECT_GT(with->explanation.semantic.raw, without->explanation.semantic.raw + 0.2);
 }
 
-TEST_F(FeedbackEngineTest, NothingToLearnFromIsAFallback) {
+TEST_P(FeedbackEngineTest, NothingToLearnFromIsAFallback) {
   auto engine = Open(Options(nullptr));
   Add(*engine, kDeploys);
   const SearchResponse r = Search(*engine, "invoices", FusionMode::kLexical);
@@ -110,7 +116,7 @@ TEST_F(FeedbackEngineTest, NothingToLearnFromIsAFallback) {
   EXPECT_EQ(r.warnings.back(), "hyde: the first pass found nothing to learn from");
 }
 
-TEST_F(FeedbackEngineTest, FeedbackIsAnOptionAndRecordsNoAccessForItsFirstPass) {
+TEST_P(FeedbackEngineTest, FeedbackIsAnOptionAndRecordsNoAccessForItsFirstPass) {
   auto off = Open(Options(nullptr, /*feedback=*/false));
   Add(*off, kInvoices);
   Add(*off, kReplica);
@@ -125,6 +131,9 @@ TEST_F(FeedbackEngineTest, FeedbackIsAnOptionAndRecordsNoAccessForItsFirstPass) 
   ASSERT_EQ(r->hits.size(), 2u);
   for (const SearchHit& h : r->hits) EXPECT_EQ(h.fact.access_count, 1) << h.fact.content;
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, FeedbackEngineTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -9,6 +9,7 @@
 
 #include "engram/engine.h"
 #include "src/store/fact_codec.h"
+#include "src/store/testing/store_backends.h"
 #include "tests/test_embedders.h"
 #include "tests/test_util.h"
 
@@ -24,15 +25,22 @@ NewFact Text(const std::string& content) {
   return f;
 }
 
-class EngineHistoryTest : public ::testing::Test {
+class EngineHistoryTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override { Open(); }
+  void TearDown() override { engine_.reset(); }
 
-  void Open(const std::function<void(EngineOptions&)>& tweak = {},
-            const std::string& file = "m.db") {
+  // Opens the engine again with `tweak` applied to its options, on a new,
+  // empty store of the test's backend when `new_store` (or on first use).
+  void Open(const std::function<void(EngineOptions&)>& tweak = {}, bool new_store = false) {
     engine_.reset();
+    if (places_.empty() || new_store) {
+      auto place = testing::StorePlace::Create(GetParam());
+      ASSERT_TRUE(place.ok()) << place.status().ToString();
+      places_.push_back(std::move(*place));
+    }
     EngineOptions o;
-    o.db_path = dir_.File(file);
+    places_.back()->Apply(&o);
     o.clock = clock_;
     o.vector.background_backfill = false;
     if (tweak) tweak(o);
@@ -91,12 +99,12 @@ class EngineHistoryTest : public ::testing::Test {
     return out.str();
   }
 
-  testing::TempDir dir_;
+  std::vector<std::unique_ptr<testing::StorePlace>> places_;  // the last is open
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
   std::unique_ptr<Engine> engine_;
 };
 
-TEST_F(EngineHistoryTest, AnUpdateKeepsTheOldFactSupersededAndOutOfSearchAndList) {
+TEST_P(EngineHistoryTest, AnUpdateKeepsTheOldFactSupersededAndOutOfSearchAndList) {
   const Fact old = Add("standup is at 9:30 in the kestrel room");
   auto updated = Update(old.id.substr(0, 6), "standup moved to 10:15 on google meet");
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
@@ -117,7 +125,7 @@ TEST_F(EngineHistoryTest, AnUpdateKeepsTheOldFactSupersededAndOutOfSearchAndList
   EXPECT_EQ(stored->superseded_by, updated->fact.id);
 }
 
-TEST_F(EngineHistoryTest, UpdatingAReplacedFactOrToTheSameTextIsRefused) {
+TEST_P(EngineHistoryTest, UpdatingAReplacedFactOrToTheSameTextIsRefused) {
   const Fact old = Add("the laptop has 16 GB of RAM");
   ASSERT_TRUE(Update(old.id, "the laptop has 64 GB of RAM").ok());
   auto again = Update(old.id, "the laptop has 32 GB of RAM");
@@ -133,7 +141,7 @@ TEST_F(EngineHistoryTest, UpdatingAReplacedFactOrToTheSameTextIsRefused) {
   EXPECT_EQ(Listed(true).size(), 2u) << "nothing changed by the refusals";
 }
 
-TEST_F(EngineHistoryTest, HistoryListsEveryVersionOldestFirstAndAReversalIsCurrentAgain) {
+TEST_P(EngineHistoryTest, HistoryListsEveryVersionOldestFirstAndAReversalIsCurrentAgain) {
   const Fact a = Add("new services log in json");
   auto b = Update(a.id, "new services log in logfmt");
   ASSERT_TRUE(b.ok());
@@ -162,7 +170,7 @@ TEST_F(EngineHistoryTest, HistoryListsEveryVersionOldestFirstAndAReversalIsCurre
   EXPECT_FALSE((*three)[2].IsSuperseded());
 }
 
-TEST_F(EngineHistoryTest, ExportThenImportRestoresTheChainExactly) {
+TEST_P(EngineHistoryTest, ExportThenImportRestoresTheChainExactly) {
   const Fact a = Add("the team tracks work in jira");
   ASSERT_TRUE(Update(a.id, "the team moved its tickets to linear").ok());
   const std::string exported = Exported();
@@ -173,7 +181,7 @@ TEST_F(EngineHistoryTest, ExportThenImportRestoresTheChainExactly) {
     ASSERT_TRUE(r.fact.ok()) << r.fact.status().ToString();
     facts.push_back(*r.fact);
   });
-  Open({}, "copy.db");
+  Open({}, /*new_store=*/true);
   ASSERT_TRUE(engine_->Import(facts, {}).ok());
   EXPECT_EQ(Exported(), exported);
   EXPECT_EQ(Listed(), (std::vector<std::string>{"the team moved its tickets to linear"}));
@@ -182,7 +190,7 @@ TEST_F(EngineHistoryTest, ExportThenImportRestoresTheChainExactly) {
   EXPECT_EQ(chain->size(), 2u);
 
   // A restored superseded_by must name a fact of the import's scope.
-  Open({}, "broken.db");
+  Open({}, /*new_store=*/true);
   std::vector<NewFact> orphan = {facts[0]};
   auto refused = engine_->Import(orphan, {});
   ASSERT_FALSE(refused.ok());
@@ -191,7 +199,7 @@ TEST_F(EngineHistoryTest, ExportThenImportRestoresTheChainExactly) {
   EXPECT_TRUE(Listed(true).empty()) << "all or nothing";
 }
 
-TEST_F(EngineHistoryTest, ForgettingTheCurrentVersionNeitherResurrectsNorDeletesSilently) {
+TEST_P(EngineHistoryTest, ForgettingTheCurrentVersionNeitherResurrectsNorDeletesSilently) {
   const Fact a = Add("the standup is at 9:30");
   auto b = Update(a.id, "the standup is at 10:15");
   ASSERT_TRUE(b.ok());
@@ -220,7 +228,7 @@ TEST_F(EngineHistoryTest, ForgettingTheCurrentVersionNeitherResurrectsNorDeletes
   EXPECT_TRUE(Listed(true).empty());
 }
 
-TEST_F(EngineHistoryTest, ForgettingAMiddleVersionKeepsTheChainLinked) {
+TEST_P(EngineHistoryTest, ForgettingAMiddleVersionKeepsTheChainLinked) {
   const Fact a = Add("max connections: 200");
   auto b = Update(a.id, "max connections: 400");
   auto c = Update(b->fact.id, "max connections: 300");
@@ -234,7 +242,7 @@ TEST_F(EngineHistoryTest, ForgettingAMiddleVersionKeepsTheChainLinked) {
   EXPECT_EQ(Listed(), (std::vector<std::string>{"max connections: 300"}));
 }
 
-TEST_F(EngineHistoryTest, ReAddingTheSameTextUpdatesTheFieldsItBrings) {
+TEST_P(EngineHistoryTest, ReAddingTheSameTextUpdatesTheFieldsItBrings) {
   Add("prefers dark mode");
   NewFact again;
   again.content = "Prefers dark mode";
@@ -259,7 +267,7 @@ TEST_F(EngineHistoryTest, ReAddingTheSameTextUpdatesTheFieldsItBrings) {
   EXPECT_EQ(engine_->List({}).value().front().kind, "preference");
 }
 
-TEST_F(EngineHistoryTest, ContentThatShowsNothingIsRefusedLikeEmptyContent) {
+TEST_P(EngineHistoryTest, ContentThatShowsNothingIsRefusedLikeEmptyContent) {
   for (const char* blank : {"   ", "\xEF\xBB\xBF", "\xE2\x80\xA8\xE2\x80\xA9", "\xE2\x80\x8B \t"}) {
     auto r = engine_->Add(Text(blank));
     ASSERT_FALSE(r.ok()) << "accepted a blank fact";
@@ -268,7 +276,7 @@ TEST_F(EngineHistoryTest, ContentThatShowsNothingIsRefusedLikeEmptyContent) {
   EXPECT_TRUE(Listed(true).empty());
 }
 
-TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
+TEST_P(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
   // Two facts about the same thing (one concept), written a week apart,
   // and an unrelated one.
   auto embedder = std::make_shared<testing::ConceptEmbedder>(
@@ -310,7 +318,7 @@ TEST_F(EngineHistoryTest, VersionLinksOnWriteRankTheNewerVersionFirst) {
   ASSERT_EQ(plain->hits.size(), 1u);
 }
 
-TEST_F(EngineHistoryTest, ByDefaultAVersionLinkNeedsTheFactsRareWordsToo) {
+TEST_P(EngineHistoryTest, ByDefaultAVersionLinkNeedsTheFactsRareWordsToo) {
   // All three standup facts are one concept (cosine 1); only the pair that
   // names the same room and meeting is linked.
   auto embedder = std::make_shared<testing::ConceptEmbedder>(
@@ -341,7 +349,7 @@ TEST_F(EngineHistoryTest, ByDefaultAVersionLinkNeedsTheFactsRareWordsToo) {
   EXPECT_EQ(unlinked->hits[0].fact.content, "the routing standup is at 10:15 in the kestrel room");
 }
 
-TEST_F(EngineHistoryTest, ANearDuplicateMergesButAChangedValueDoesNot) {
+TEST_P(EngineHistoryTest, ANearDuplicateMergesButAChangedValueDoesNot) {
   auto embedder = std::make_shared<testing::ConceptEmbedder>(
       std::vector<std::vector<std::string>>{{"tabs", "spaces"}, {"postgres"}});
   Open([&](EngineOptions& o) { o.embedder = embedder; });
@@ -393,7 +401,7 @@ TEST_F(EngineHistoryTest, ANearDuplicateMergesButAChangedValueDoesNot) {
   EXPECT_TRUE(piled->created);
 }
 
-TEST_F(EngineHistoryTest, FiltersRestrictSearchAndListAlike) {
+TEST_P(EngineHistoryTest, FiltersRestrictSearchAndListAlike) {
   const auto add = [&](const std::string& content, std::vector<std::string> tags,
                        const std::string& kind, const std::string& metadata, Timestamp created) {
     NewFact f = Text(content);
@@ -449,7 +457,7 @@ TEST_F(EngineHistoryTest, FiltersRestrictSearchAndListAlike) {
   EXPECT_EQ(engine_->Search("postgres", o).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST_F(EngineHistoryTest, ExpiredFactsLeaveSearchAndListAndGcRemovesThem) {
+TEST_P(EngineHistoryTest, ExpiredFactsLeaveSearchAndListAndGcRemovesThem) {
   NewFact f = Text("the wifi password for the offsite is orchid-77");
   f.expires_at = kNow + 2 * kDay;
   ASSERT_TRUE(engine_->Add(f).ok());
@@ -464,7 +472,7 @@ TEST_F(EngineHistoryTest, ExpiredFactsLeaveSearchAndListAndGcRemovesThem) {
   EXPECT_EQ(Exported().find("orchid"), std::string::npos);
 }
 
-TEST_F(EngineHistoryTest, AsOfAnswersWithTheFactsCurrentThen) {
+TEST_P(EngineHistoryTest, AsOfAnswersWithTheFactsCurrentThen) {
   const Fact a = Add("the standup is at 9:30");               // at kNow
   ASSERT_TRUE(Update(a.id, "the standup is at 10:15").ok());  // at kNow + 1 day
   SearchOptions o;
@@ -481,6 +489,9 @@ TEST_F(EngineHistoryTest, AsOfAnswersWithTheFactsCurrentThen) {
   o.filter.as_of = kNow - kDay;
   EXPECT_TRUE(engine_->Search("standup", o)->hits.empty()) << "nothing existed yet";
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, EngineHistoryTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -9,6 +9,7 @@
 
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_llms.h"
@@ -19,11 +20,12 @@ namespace {
 
 constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
 
-class HydeEngineTest : public ::testing::Test {
+class HydeEngineTestBase : public testing::StorePlaceTest {
  protected:
+  explicit HydeEngineTestBase(testing::Backend backend) : StorePlaceTest(backend) {}
   EngineOptions Options(std::shared_ptr<const Embedder> embedder) {
     EngineOptions o;
-    o.db_path = dir_.File("memory.db");
+    place_->Apply(&o);
     o.clock = clock_;
     o.embedder = std::move(embedder);
     o.vector.background_backfill = false;
@@ -49,9 +51,14 @@ class HydeEngineTest : public ::testing::Test {
     return false;
   }
 
-  testing::TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
   std::shared_ptr<testing::TableLlm> llm_ = std::make_shared<testing::TableLlm>();
+};
+
+class HydeEngineTest : public HydeEngineTestBase,
+                       public ::testing::WithParamInterface<testing::Backend> {
+ protected:
+  HydeEngineTest() : HydeEngineTestBase(GetParam()) {}
 };
 
 const char kQuery[] = "where did we decide to keep the order records";
@@ -59,7 +66,7 @@ const char kHypothesis[] =
     "The order records live in Postgres, in the purchases table of the main database.";
 const char kFact[] = "Purchases table sits in Postgres on db-main";
 
-TEST_F(HydeEngineTest, HypothesisKeywordsFindAFactTheQueryMisses) {
+TEST_P(HydeEngineTest, HypothesisKeywordsFindAFactTheQueryMisses) {
   auto engine = Open(Options(nullptr));  // keyword-only: 3a alone
   Add(*engine, kFact);
   Add(*engine, "Deploys go out on Thursdays");
@@ -88,7 +95,7 @@ TEST_F(HydeEngineTest, HypothesisKeywordsFindAFactTheQueryMisses) {
   EXPECT_EQ(llm_->requests()[0].max_tokens, 200u);
 }
 
-TEST_F(HydeEngineTest, HypothesesAreCachedInTheStoreAcrossEngines) {
+TEST_P(HydeEngineTest, HypothesesAreCachedInTheStoreAcrossEngines) {
   llm_->Answer(kQuery, kHypothesis);
   {
     auto engine = Open(Options(nullptr));
@@ -110,7 +117,7 @@ TEST_F(HydeEngineTest, HypothesesAreCachedInTheStoreAcrossEngines) {
   EXPECT_TRUE(fresh.hyde.hypothesis.empty());  // table:other has no answer
 }
 
-TEST_F(HydeEngineTest, AFailingLlmNeverAbortsTheSearch) {
+TEST_P(HydeEngineTest, AFailingLlmNeverAbortsTheSearch) {
   auto engine = Open(Options(nullptr));
   Add(*engine, "Order records are archived monthly");
   for (const Status& failure : {Unavailable("llm: table: HTTP 503: overloaded"),
@@ -134,7 +141,7 @@ TEST_F(HydeEngineTest, AFailingLlmNeverAbortsTheSearch) {
 // 3b: the ConceptEmbedder puts "postgres"/"database" on one axis. The query
 // has no concept word; its hypothesis does, so only the hypothesis vector
 // reaches the fact.
-TEST_F(HydeEngineTest, HypothesisVectorReachesWhatTheQueryVectorCannot) {
+TEST_P(HydeEngineTest, HypothesisVectorReachesWhatTheQueryVectorCannot) {
   auto embedder = std::make_shared<testing::ConceptEmbedder>(std::vector<std::vector<std::string>>{
       {"postgre", "database", "sql", "db"}, {"release", "ship", "deploy"}});
   EngineOptions o = Options(embedder);
@@ -171,7 +178,7 @@ TEST_F(HydeEngineTest, HypothesisVectorReachesWhatTheQueryVectorCannot) {
   EXPECT_EQ(Search(*engine, query, FusionMode::kSemantic).hyde.vector, "query");
 }
 
-TEST_F(HydeEngineTest, AnEmbedderFailureOnTheHypothesisFallsBackToTheQuery) {
+TEST_P(HydeEngineTest, AnEmbedderFailureOnTheHypothesisFallsBackToTheQuery) {
   auto faulty = std::make_shared<testing::ScriptedFaultEmbedder>(16);
   EngineOptions o = Options(faulty);
   llm_->Answer(kQuery, kHypothesis);
@@ -186,7 +193,7 @@ TEST_F(HydeEngineTest, AnEmbedderFailureOnTheHypothesisFallsBackToTheQuery) {
   EXPECT_EQ(r.hits[0].fact.content, kFact);
 }
 
-TEST_F(HydeEngineTest, ReloadSwitchesProviderWithoutMixingSpaces) {
+TEST_P(HydeEngineTest, ReloadSwitchesProviderWithoutMixingSpaces) {
   auto engine = Open(Options(std::make_shared<HashEmbedder>(64)));
   Add(*engine, kFact);
   Add(*engine, "Deploys go out on Thursdays");
@@ -217,10 +224,10 @@ TEST_F(HydeEngineTest, ReloadSwitchesProviderWithoutMixingSpaces) {
   EXPECT_EQ(stats->missing_vectors, 0);
 }
 
-TEST_F(HydeEngineTest, ReloadRefusesAnotherDatabaseAndInvalidOptions) {
+TEST_P(HydeEngineTest, ReloadRefusesAnotherDatabaseAndInvalidOptions) {
   auto engine = Open(Options(nullptr));
   EngineOptions moved = Options(nullptr);
-  moved.db_path = dir_.File("other.db");
+  moved.db_path = place_->Directory() + "/other.db";
   Status s = engine->Reload(moved);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("database cannot change"), std::string::npos);
@@ -230,7 +237,7 @@ TEST_F(HydeEngineTest, ReloadRefusesAnotherDatabaseAndInvalidOptions) {
   EXPECT_EQ(engine->options().hyde.num_keywords, 5u);  // unchanged
 }
 
-TEST_F(HydeEngineTest, SearchesDuringReloadsNeverFail) {
+TEST_P(HydeEngineTest, SearchesDuringReloadsNeverFail) {
   auto engine = Open(Options(std::make_shared<HashEmbedder>(64)));
   for (int i = 0; i < 20; ++i) Add(*engine, "fact number " + std::to_string(i) + " about postgres");
   std::atomic<bool> stop{false};
@@ -258,6 +265,9 @@ TEST_F(HydeEngineTest, SearchesDuringReloadsNeverFail) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_GT(searches.load(), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, HydeEngineTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -1,16 +1,19 @@
 #include "src/engine/engine_impl.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "src/common/hash.h"
 #include "src/context/context_store.h"
 #include "src/engine/fact_validator.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_id.h"
+#include "src/store/postgres/pg_store.h"
 #include "src/store/sqlite/sqlite_store.h"
 #include "src/text/analyzer.h"
 
@@ -35,8 +38,23 @@ Status SyncAnalyzerVersion(Store* store) {
   });
 }
 
+// Where a process keeps the files it derives from the PostgreSQL store at
+// `url`: beside its SQLite file's place, under a name of the URL's own (a
+// hash, so no credential of the URL shows in a file name).
+std::string PostgresSidecarPrefix(const EngineOptions& opts) {
+  const std::filesystem::path dir = std::filesystem::path(opts.db_path).parent_path();
+  return (dir / ("postgres-" + Sha256Hex(opts.store_url).substr(0, 16))).string();
+}
+
 // The store `opts` names, opened as every connection the engine opens to it.
 Result<std::unique_ptr<Store>> OpenStore(const EngineOptions& opts) {
+  if (!opts.store_url.empty()) {
+    PgStoreOptions store_options;
+    store_options.url = opts.store_url;
+    store_options.sidecar_prefix = PostgresSidecarPrefix(opts);
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<PgStore> store, PgStore::Open(store_options));
+    return std::unique_ptr<Store>(std::move(store));
+  }
   SqliteStoreOptions store_options;
   store_options.path = opts.db_path;
   store_options.create_if_missing = opts.create_if_missing;
@@ -104,6 +122,11 @@ Status EngineImpl::Reload(const EngineOptions& options) {
     return InvalidArgument("engine: reload: the database cannot change ('" + current->db_path +
                            "' is open, the new options name '" + options.db_path +
                            "'); open a new engine");
+  }
+  if (options.store_url != current->store_url) {
+    return InvalidArgument(
+        "engine: reload: the store URL cannot change (store.url differs from the one open); "
+        "open a new engine");
   }
   ENGRAM_RETURN_IF_ERROR(ValidateEngineOptions(options).WithContext("engine: reload"));
   auto next = std::make_shared<EngineOptions>(options);

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <sqlite3.h>
 
@@ -19,6 +20,7 @@
 #include "src/embed/hash_embedder.h"
 #include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/engine_for_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_util.h"
@@ -45,12 +47,13 @@ class PhraseMaker {
   std::mt19937 rng_;
 };
 
-class SemanticTest : public ::testing::Test {
+class SemanticTestBase : public testing::StorePlaceTest {
  protected:
+  explicit SemanticTestBase(testing::Backend backend) : StorePlaceTest(backend) {}
   std::unique_ptr<Engine> Open(std::shared_ptr<const Embedder> embedder,
                                VectorOptions vector = {}) {
     EngineOptions o;
-    o.db_path = dir_.File("memory.db");
+    place_->Apply(&o);
     o.clock = clock_;
     o.embedder = std::move(embedder);
     vector.background_backfill = false;
@@ -80,24 +83,37 @@ class SemanticTest : public ::testing::Test {
   }
 
   // The files with `extension` (".hnsw", ".flat") that the vector indexes
-  // saved beside the database; none if the directory is not there yet.
+  // saved beside the store; none if the directory is not there yet.
   std::vector<std::filesystem::path> IndexFiles(const std::string& extension) const {
     std::vector<std::filesystem::path> files;
     std::error_code ec;
-    const std::filesystem::path index_dir = dir_.File("memory.db") + ".vindex";
-    for (const auto& f : std::filesystem::directory_iterator(index_dir, ec)) {
-      if (f.path().extension() == extension) files.push_back(f.path());
+    for (const auto& dir : std::filesystem::directory_iterator(place_->Directory(), ec)) {
+      if (dir.path().extension() != ".vindex") continue;
+      for (const auto& f : std::filesystem::directory_iterator(dir.path(), ec)) {
+        if (f.path().extension() == extension) files.push_back(f.path());
+      }
     }
     return files;
   }
 
-  testing::TempDir dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
+};
+
+class SemanticTest : public SemanticTestBase,
+                     public ::testing::WithParamInterface<testing::Backend> {
+ protected:
+  SemanticTest() : SemanticTestBase(GetParam()) {}
+};
+
+// The tests of what only the SQLite store does.
+class SqliteSemanticTest : public SemanticTestBase {
+ protected:
+  SqliteSemanticTest() : SemanticTestBase(testing::Backend::kSqlite) {}
 };
 
 // The seed's A/B: five facts, seven queries; two share words with their
 // fact, five are phrased only with synonyms that the fact text lacks.
-TEST_F(SemanticTest, SynonymQueriesAreFoundOnlyWithTheSemanticSignal) {
+TEST_P(SemanticTest, SynonymQueriesAreFoundOnlyWithTheSemanticSignal) {
   auto embedder = std::make_shared<testing::ConceptEmbedder>(std::vector<std::vector<std::string>>{
       {"postgre", "database", "sql", "db"},
       {"release", "ship", "deploy", "rollout"},
@@ -149,7 +165,7 @@ TEST_F(SemanticTest, SynonymQueriesAreFoundOnlyWithTheSemanticSignal) {
 // Random facts over a small vocabulary, random unit vectors: the engine's
 // candidates, cosines, blended and rrf scores and order must equal a naive
 // reference computed here from first principles.
-TEST_F(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
+TEST_P(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
   const std::vector<std::string> words = {"red",   "blue",  "green", "lamp",  "desk",
                                           "river", "stone", "cloud", "paper", "metal"};
   constexpr size_t kDim = 16;
@@ -279,7 +295,7 @@ TEST_F(SemanticTest, FusionAgreesWithANaiveReferenceOnRandomData) {
   }
 }
 
-TEST_F(SemanticTest, BadVectorsAreRejectedAndTheFactIsKeptForBackfill) {
+TEST_P(SemanticTest, BadVectorsAreRejectedAndTheFactIsKeptForBackfill) {
   using Fault = testing::ScriptedFaultEmbedder::Fault;
   auto faulty = std::make_shared<testing::ScriptedFaultEmbedder>(8);
   auto engine = Open(faulty);
@@ -327,11 +343,11 @@ TEST_F(SemanticTest, BadVectorsAreRejectedAndTheFactIsKeptForBackfill) {
 // A stored vector gone bad on disk (here one NaN written over a component)
 // costs that fact its semantic signal, not the scope its searches; backfill
 // replaces it. Flat and HNSW indexes alike.
-TEST_F(SemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplacesIt) {
+TEST_F(SqliteSemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplacesIt) {
   for (const size_t hnsw_threshold : {size_t{1000}, size_t{2}}) {
     SCOPED_TRACE("hnsw_threshold " + std::to_string(hnsw_threshold));
-    std::filesystem::remove_all(dir_.path());
-    std::filesystem::create_directories(dir_.path());
+    std::filesystem::remove_all(place_->Directory());
+    std::filesystem::create_directories(place_->Directory());
     VectorOptions vector;
     vector.hnsw_threshold = hnsw_threshold;
     auto embedder = std::make_shared<HashEmbedder>(64);
@@ -344,7 +360,7 @@ TEST_F(SemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplace
     }
     {
       sqlite3* db = nullptr;
-      ASSERT_EQ(sqlite3_open(dir_.File("memory.db").c_str(), &db), SQLITE_OK);
+      ASSERT_EQ(sqlite3_open((place_->Directory() + "/memory.db").c_str(), &db), SQLITE_OK);
       const std::string nan_at_3 =
           "UPDATE fact_vectors SET vector = cast(substr(vector, 1, 12) || x'0000c07f' || "
           "substr(vector, 17) AS BLOB) WHERE fact_rowid = (SELECT rowid FROM facts WHERE id = '" +
@@ -354,7 +370,7 @@ TEST_F(SemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplace
       sqlite3_close(db);
     }
     // As after a rebuild: the saved HNSW index still holds the good copy.
-    std::filesystem::remove_all(dir_.File("memory.db.vindex"));
+    std::filesystem::remove_all(place_->Directory() + "/memory.db.vindex");
     auto engine = Open(embedder, vector);
     SearchResponse r =
         Search(*engine, "Releases ship every Thursday afternoon", FusionMode::kSemantic);
@@ -386,7 +402,7 @@ TEST_F(SemanticTest, AStoredVectorWithANaNLeavesOnlyItsFactOutAndBackfillReplace
 // hash:64 -> hash:32 -> hash:64: each switch starts or reuses a space,
 // backfill embeds only what that space lacks, and cosines always come from
 // the active space's vectors.
-TEST_F(SemanticTest, SwitchingSpacesNeverMixesVectorsNorReembedsValidOnes) {
+TEST_P(SemanticTest, SwitchingSpacesNeverMixesVectorsNorReembedsValidOnes) {
   auto wide = std::make_shared<HashEmbedder>(64);
   auto narrow = std::make_shared<HashEmbedder>(32);
   const std::vector<std::string> facts = {"the red lamp on the desk", "a river of stone",
@@ -447,7 +463,7 @@ TEST_F(SemanticTest, SwitchingSpacesNeverMixesVectorsNorReembedsValidOnes) {
   EXPECT_EQ(stats->vectors, 5);
 }
 
-TEST_F(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
+TEST_P(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
   auto engine = Open(std::make_shared<HashEmbedder>(64));
   const std::string id = Add(*engine, "the red lamp on the desk");
   Add(*engine, "a river of stone");
@@ -467,7 +483,7 @@ TEST_F(SemanticTest, ForgettingAFactRemovesItsVectorsInEverySpace) {
 // A scope at or above hnsw_threshold is searched with HNSW, persisted
 // beside the database, kept in step with writes from another connection,
 // and agrees with exact search.
-TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
+TEST_P(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
   PhraseMaker phrase(11);
   auto embedder = std::make_shared<HashEmbedder>(64);
   VectorOptions hnsw;
@@ -545,7 +561,7 @@ TEST_F(SemanticTest, LargeScopesUseAPersistedHnswIndexThatFollowsTheStore) {
 // with what other connections changed, rewritten once the scope has drifted
 // by more than a 32nd, and rebuilt with a warning when damaged; every search
 // ranks as an engine without snapshots does.
-TEST_F(SemanticTest, AFlatSnapshotServesLargeExactScopesAndFollowsTheStore) {
+TEST_P(SemanticTest, AFlatSnapshotServesLargeExactScopesAndFollowsTheStore) {
   PhraseMaker phrase(7);
   auto embedder = std::make_shared<HashEmbedder>(32);
   VectorOptions plain;
@@ -619,7 +635,7 @@ TEST_F(SemanticTest, AFlatSnapshotServesLargeExactScopesAndFollowsTheStore) {
   agrees(*Open(embedder, snapshots));  // the rebuilt one was saved and reads
 }
 
-TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
+TEST_P(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
   auto engine = Open(nullptr);
   Add(*engine, "a fact");
   SearchOptions o;
@@ -637,18 +653,26 @@ TEST_F(SemanticTest, SemanticModeWithoutAProviderIsAnError) {
 // a flat scope and on an HNSW one (hnsw_threshold 16), whose syncs update
 // the graph while a background saver writes its file every millisecond
 // between them.
-class SemanticConcurrencyTest : public SemanticTest,
-                                public ::testing::WithParamInterface<size_t> {};
+class SemanticConcurrencyTest
+    : public SemanticTestBase,
+      public ::testing::WithParamInterface<std::tuple<testing::Backend, size_t>> {
+ protected:
+  SemanticConcurrencyTest() : SemanticTestBase(std::get<0>(GetParam())) {}
+  size_t HnswThreshold() const { return std::get<1>(GetParam()); }
+};
 
 INSTANTIATE_TEST_SUITE_P(FlatAndHnsw, SemanticConcurrencyTest,
-                         ::testing::Values(size_t{1000000}, size_t{16}),
-                         [](const ::testing::TestParamInfo<size_t>& info) {
-                           return info.param == 16 ? std::string("Hnsw") : std::string("Flat");
+                         ::testing::Combine(::testing::ValuesIn(testing::AllBackends()),
+                                            ::testing::Values(size_t{1000000}, size_t{16})),
+                         [](const auto& info) {
+                           return (std::get<1>(info.param) == 16 ? std::string("Hnsw")
+                                                                 : std::string("Flat")) +
+                                  testing::BackendName(std::get<0>(info.param));
                          });
 
 TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
   VectorOptions vector;
-  vector.hnsw_threshold = GetParam();
+  vector.hnsw_threshold = HnswThreshold();
   vector.hnsw_save_delay_ms = 1;
   auto engine = Open(std::make_shared<HashEmbedder>(64), vector);
   std::vector<std::string> seeded;
@@ -710,7 +734,7 @@ TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
   const SearchResponse forgotten =
       Search(*engine, "seeded fact 0 about postgres", FusionMode::kBlended, 100);
   for (const SearchHit& h : forgotten.hits) EXPECT_NE(h.fact.id, seeded[0]);
-  if (GetParam() == 16) {
+  if (HnswThreshold() == 16) {
     engine.reset();  // writes what the saver has not
     EXPECT_EQ(IndexFiles(".hnsw").size(), 1u) << "the HNSW scope was saved";
   }
@@ -718,7 +742,7 @@ TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
 
 // Reading on pooled connections changes nothing in the results: the same
 // queries rank the same facts with the same scores with readers = 0.
-TEST_F(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
+TEST_P(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
   const auto embedder = std::make_shared<HashEmbedder>(64);
   {
     auto engine = Open(embedder);
@@ -731,7 +755,7 @@ TEST_F(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
   std::vector<std::vector<std::pair<std::string, double>>> rankings[2];
   for (size_t readers : {size_t{8}, size_t{0}}) {
     EngineOptions o;
-    o.db_path = dir_.File("memory.db");
+    place_->Apply(&o);
     o.clock = clock_;
     o.embedder = embedder;
     o.vector.background_backfill = false;
@@ -758,7 +782,7 @@ TEST_F(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
 // vector.int8_scan changes how a scope is scanned, not what a search
 // returns: on 400 facts (the int8 pass keeps 40 of them for exact scoring)
 // every mode ranks and scores as the float scan does.
-TEST_F(SemanticTest, Int8ScanRanksAndScoresAsTheFloatScan) {
+TEST_P(SemanticTest, Int8ScanRanksAndScoresAsTheFloatScan) {
   const auto embedder = std::make_shared<HashEmbedder>(64);
   {
     auto engine = Open(embedder);
@@ -790,6 +814,9 @@ TEST_F(SemanticTest, Int8ScanRanksAndScoresAsTheFloatScan) {
     EXPECT_EQ(rankings[0][i], rankings[1][i]) << "query " << queries[i / 2] << ", mode " << i % 2;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, SemanticTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -1,5 +1,7 @@
-// The engine end to end on a real SQLite file: add, merge, search modes,
-// access recording, forget, export/import round trip, atomic imports.
+// The engine end to end on each store, a real SQLite file and a real
+// PostgreSQL database: add, merge, search modes, access recording, forget,
+// export/import round trip, atomic imports. What only the SQLite file does
+// (a memory map, its full-text index rebuilt) is tested on it alone.
 #include "engram/engine.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 
 #include "src/store/sqlite/fts5_engram.h"
 #include "src/store/sqlite/sqlite_db.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -18,16 +21,28 @@ namespace {
 constexpr Timestamp kDay = 86400000;
 constexpr Timestamp kNow = 1780000000000;  // 2026-05-28
 
-class EngineTest : public ::testing::Test {
+using testing::Backend;
+
+// The engine on a store of `backend` of its own.
+class EngineTestBase : public testing::StorePlaceTest {
  protected:
-  void SetUp() override { Reopen(); }
+  explicit EngineTestBase(Backend backend) : StorePlaceTest(backend) {}
+
+  void SetUpStore() override { Reopen(); }
+  void TearDown() override { engine_.reset(); }
+
+  // Options that open the test's store.
+  EngineOptions StoreOptions() const {
+    EngineOptions o;
+    place_->Apply(&o);
+    o.clock = clock_;
+    return o;
+  }
 
   // Opens the engine again, with `tweak` applied to its options.
   void Reopen(const std::function<void(EngineOptions&)>& tweak = {}) {
     engine_.reset();
-    EngineOptions o;
-    o.db_path = dir_.File("memory.db");
-    o.clock = clock_;
+    EngineOptions o = StoreOptions();
     if (tweak) tweak(o);
     auto engine = Engine::Open(o);
     ASSERT_TRUE(engine.ok()) << engine.status().ToString();
@@ -58,12 +73,24 @@ class EngineTest : public ::testing::Test {
     return out;
   }
 
-  testing::TempDir dir_;
+  // The SQLite file of a SQLite store.
+  std::string SqlitePath() const { return place_->Directory() + "/memory.db"; }
+
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
   std::unique_ptr<Engine> engine_;
 };
 
-TEST_F(EngineTest, AddingTheSameTextMergesInsteadOfDuplicating) {
+class EngineTest : public EngineTestBase, public ::testing::WithParamInterface<Backend> {
+ protected:
+  EngineTest() : EngineTestBase(GetParam()) {}
+};
+
+class SqliteEngineTest : public EngineTestBase {
+ protected:
+  SqliteEngineTest() : EngineTestBase(Backend::kSqlite) {}
+};
+
+TEST_P(EngineTest, AddingTheSameTextMergesInsteadOfDuplicating) {
   const Fact a = Add("Postgres listens on 5433", {"db"});
   clock_->AdvanceMillis(1000);
   NewFact again;
@@ -81,7 +108,7 @@ TEST_F(EngineTest, AddingTheSameTextMergesInsteadOfDuplicating) {
   EXPECT_EQ(Contents("ports", FusionMode::kLexical).size(), 1u);
 }
 
-TEST_F(EngineTest, LexicalModeRanksByBm25) {
+TEST_P(EngineTest, LexicalModeRanksByBm25) {
   Add("The billing service deploys on Thursdays");
   Add("Deploy checklist: run migrations, then deploy the billing API, then smoke-test");
   Add("Lunch is at noon");
@@ -94,13 +121,13 @@ TEST_F(EngineTest, LexicalModeRanksByBm25) {
 // The file mapped (EngineOptions::map_store, which the one-shot commands
 // set): the process maps the database, and reads and writes answer as
 // through read calls.
-TEST_F(EngineTest, AMappedStoreAnswersAsAReadOne) {
+TEST_F(SqliteEngineTest, AMappedStoreAnswersAsAReadOne) {
   const auto mapped = [&] {
     std::ifstream maps("/proc/self/maps");
     std::stringstream text;
     text << maps.rdbuf();
     // The file itself, not its WAL's shared memory (memory.db-shm).
-    return text.str().find(dir_.File("memory.db") + "\n") != std::string::npos;
+    return text.str().find(SqlitePath() + "\n") != std::string::npos;
   };
   Add("The billing service deploys on Thursdays");
   Add("Deploy checklist: run migrations, then deploy the billing API");
@@ -116,7 +143,7 @@ TEST_F(EngineTest, AMappedStoreAnswersAsAReadOne) {
   EXPECT_EQ(Contents("deploy billing", FusionMode::kLexical), after);
 }
 
-TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
+TEST_P(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
   // Same length in terms, one match each: BM25 ties, and the tie-break by id
   // alone would put the older one first (its id sorts lower).
   const Fact old_fact = Add("editor neovim keys", {}, kNow - 400 * kDay);
@@ -128,7 +155,7 @@ TEST_F(EngineTest, BlendedPrefersRecentAmongEqualMatches) {
   EXPECT_EQ(got[0], "editor vscode keys");
 }
 
-TEST_F(EngineTest, NoMatchAnswersNothingAndSaysSo) {
+TEST_P(EngineTest, NoMatchAnswersNothingAndSaysSo) {
   Add("the staging database listens on port 5433");
   SearchOptions o;
   o.record_access = false;
@@ -143,7 +170,7 @@ TEST_F(EngineTest, NoMatchAnswersNothingAndSaysSo) {
   EXPECT_EQ(matched->hits.size(), 1u);
 }
 
-TEST_F(EngineTest, AQueryThatSharesOnlyAMinorWordFindsNothing) {
+TEST_P(EngineTest, AQueryThatSharesOnlyAMinorWordFindsNothing) {
   Add("Caroline is planning an art show with her paintings");
   Add("the staging database listens on port 5433");
   Add("Melanie painted a lake sunrise last year");
@@ -169,7 +196,7 @@ TEST_F(EngineTest, AQueryThatSharesOnlyAMinorWordFindsNothing) {
   EXPECT_EQ(off->without_evidence, 0u);
 }
 
-TEST_F(EngineTest, ALoneExactMatchScoresHigh) {
+TEST_P(EngineTest, ALoneExactMatchScoresHigh) {
   Add("Deploys are frozen on Fridays", {}, kNow - 400 * kDay);
   SearchOptions o;
   o.record_access = false;
@@ -186,7 +213,7 @@ TEST_F(EngineTest, ALoneExactMatchScoresHigh) {
   for (const SearchHit& h : two->hits) EXPECT_GE(h.score, 0.5) << h.fact.content;
 }
 
-TEST_F(EngineTest, MinScoreDropsWeakBlendedHitsAndCountsThem) {
+TEST_P(EngineTest, MinScoreDropsWeakBlendedHitsAndCountsThem) {
   Add("postgres listens on port 5433 in staging");
   Add("the cafeteria closes at three");
   Reopen([](EngineOptions& o) { o.fusion.min_score = 0.5; });
@@ -199,7 +226,7 @@ TEST_F(EngineTest, MinScoreDropsWeakBlendedHitsAndCountsThem) {
   EXPECT_EQ(r->below_min_score, 1u);
 }
 
-TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnlyWhenAsked) {
+TEST_P(EngineTest, NoMatchFallsBackToRecencyInBlendedOnlyWhenAsked) {
   Reopen([](EngineOptions& o) { o.fusion.temporal_fallback = true; });
   Add("old fact", {}, kNow - 100 * kDay);
   Add("new fact", {}, kNow - 1 * kDay);
@@ -214,7 +241,7 @@ TEST_F(EngineTest, NoMatchFallsBackToRecencyInBlendedOnlyWhenAsked) {
   EXPECT_TRUE(Contents("zebra quantum", FusionMode::kLexical).empty());
 }
 
-TEST_F(EngineTest, SearchRecordsAccessUnlessToldNot) {
+TEST_P(EngineTest, SearchRecordsAccessUnlessToldNot) {
   const Fact f = Add("remember the milk");
   clock_->AdvanceMillis(5 * kDay);
   SearchOptions o;
@@ -228,7 +255,7 @@ TEST_F(EngineTest, SearchRecordsAccessUnlessToldNot) {
   EXPECT_EQ(engine_->Get("default", f.id)->access_count, 1);
 }
 
-TEST_F(EngineTest, ExplainCarriesSignalsWeightsAndTerms) {
+TEST_P(EngineTest, ExplainCarriesSignalsWeightsAndTerms) {
   Add("Use ripgrep for code search", {}, kNow - 30 * kDay);
   SearchOptions o;
   o.explain = true;
@@ -245,7 +272,7 @@ TEST_F(EngineTest, ExplainCarriesSignalsWeightsAndTerms) {
   EXPECT_DOUBLE_EQ(e.final_score, r->hits[0].score);
 }
 
-TEST_F(EngineTest, ScopesIsolateSearchesAndForgets) {
+TEST_P(EngineTest, ScopesIsolateSearchesAndForgets) {
   Add("alpha secret", {}, std::nullopt, "a");
   Add("alpha public", {}, std::nullopt, "b");
   SearchOptions o;
@@ -260,7 +287,7 @@ TEST_F(EngineTest, ScopesIsolateSearchesAndForgets) {
   EXPECT_EQ(engine_->Stats()->facts, 1);
 }
 
-TEST_F(EngineTest, ForgetByIdIsAllOrNothing) {
+TEST_P(EngineTest, ForgetByIdIsAllOrNothing) {
   const Fact a = Add("keep me?");
   ForgetRequest forget;
   forget.ids = {a.id, "abcdabcdabcd"};
@@ -271,7 +298,7 @@ TEST_F(EngineTest, ForgetByIdIsAllOrNothing) {
   EXPECT_EQ(Contents("keep", FusionMode::kLexical).size(), 0u);
 }
 
-TEST_F(EngineTest, ImportIsAtomic) {
+TEST_P(EngineTest, ImportIsAtomic) {
   Add("already here");
   std::vector<NewFact> batch(3);
   batch[0].content = "one";
@@ -288,7 +315,7 @@ TEST_F(EngineTest, ImportIsAtomic) {
   EXPECT_EQ(engine_->Stats()->facts, 3);
 }
 
-TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
+TEST_P(EngineTest, ExportThenImportRoundTripsEveryField) {
   NewFact f;
   f.content = "Revisão de código: sempre com dois aprovadores";
   f.tags = {"review", "processo"};
@@ -312,9 +339,10 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
                   .ok());
   ASSERT_EQ(exported.size(), 2u);
 
-  testing::TempDir other;
+  auto other = testing::StorePlace::Create(backend_);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
   EngineOptions opts;
-  opts.db_path = other.File("copy.db");
+  (*other)->Apply(&opts);
   opts.clock = std::make_shared<ManualClock>(kNow + 99 * kDay);
   auto copy = Engine::Open(opts);
   ASSERT_TRUE(copy.ok());
@@ -362,7 +390,7 @@ TEST_F(EngineTest, ExportThenImportRoundTripsEveryField) {
   EXPECT_EQ(exported[0].access_count, 1);
 }
 
-TEST_F(EngineTest, InvalidUtf8QueryIsAnErrorNotACrash) {
+TEST_P(EngineTest, InvalidUtf8QueryIsAnErrorNotACrash) {
   Add("something");
   for (const std::string& q : {std::string("\xE4\xB8"), std::string("ok \xff")}) {
     auto r = engine_->Search(q, {});
@@ -372,7 +400,7 @@ TEST_F(EngineTest, InvalidUtf8QueryIsAnErrorNotACrash) {
   }
 }
 
-TEST_F(EngineTest, TagFiltersNormaliseLikeStoredTags) {
+TEST_P(EngineTest, TagFiltersNormaliseLikeStoredTags) {
   Add("tagged fact", {"Deploy"});
   ListOptions list;
   list.tag = " DEPLOY ";
@@ -384,7 +412,7 @@ TEST_F(EngineTest, TagFiltersNormaliseLikeStoredTags) {
   EXPECT_EQ(*engine_->Forget(forget), 1);
 }
 
-TEST_F(EngineTest, ForgettingAnEmptyScopeIsNotFound) {
+TEST_P(EngineTest, ForgettingAnEmptyScopeIsNotFound) {
   ForgetRequest forget;
   forget.scope = "typo";
   forget.whole_scope = true;
@@ -393,7 +421,7 @@ TEST_F(EngineTest, ForgettingAnEmptyScopeIsNotFound) {
   EXPECT_NE(r.status().message().find("'typo'"), std::string::npos);
 }
 
-TEST_F(EngineTest, SearchReportsScopesWithoutFacts) {
+TEST_P(EngineTest, SearchReportsScopesWithoutFacts) {
   Add("present");
   SearchOptions o;
   o.scopes = {"default", "nobody"};
@@ -402,7 +430,7 @@ TEST_F(EngineTest, SearchReportsScopesWithoutFacts) {
   EXPECT_EQ(r->missing_scopes, (std::vector<std::string>{"nobody"}));
 }
 
-TEST_F(EngineTest, TiesAcrossScopesBreakByScope) {
+TEST_P(EngineTest, TiesAcrossScopesBreakByScope) {
   Add("same words here", {}, kNow, "b");
   Add("same words here", {}, kNow, "a");
   SearchOptions o;
@@ -415,9 +443,8 @@ TEST_F(EngineTest, TiesAcrossScopesBreakByScope) {
   }
 }
 
-TEST_F(EngineTest, OptionsOutOfRangeAreRefusedAtOpen) {
-  EngineOptions o;
-  o.db_path = dir_.File("other.db");
+TEST_P(EngineTest, OptionsOutOfRangeAreRefusedAtOpen) {
+  EngineOptions o = StoreOptions();
   o.temporal.half_life_days = 0;
   EXPECT_EQ(Engine::Open(o).status().code(), StatusCode::kInvalidArgument);
   o.temporal.half_life_days = 30;
@@ -425,11 +452,8 @@ TEST_F(EngineTest, OptionsOutOfRangeAreRefusedAtOpen) {
   EXPECT_NE(Engine::Open(o).status().message().find("bm25.b"), std::string::npos);
 }
 
-TEST_F(EngineTest, TwoEnginesShareOneStore) {
-  EngineOptions o;
-  o.db_path = dir_.File("memory.db");
-  o.clock = clock_;
-  auto second = Engine::Open(o);
+TEST_P(EngineTest, TwoEnginesShareOneStore) {
+  auto second = Engine::Open(StoreOptions());
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   Add("written by the first");
   NewFact f;
@@ -441,13 +465,13 @@ TEST_F(EngineTest, TwoEnginesShareOneStore) {
   EXPECT_EQ((*second)->Search("written", s)->hits.size(), 2u);
 }
 
-TEST_F(EngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
+TEST_F(SqliteEngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
   Add("deploying the billing service");
   engine_.reset();
   {
     // Simulate a store indexed by another analyzer: wrong lengths, an
     // empty index, another version.
-    auto db = SqliteDb::Open(dir_.File("memory.db"), SqliteOpenMode::kReadWrite);
+    auto db = SqliteDb::Open(SqlitePath(), SqliteOpenMode::kReadWrite);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(RegisterEngramFts5((*db)->handle()).ok());
     ASSERT_TRUE((*db)
@@ -458,15 +482,18 @@ TEST_F(EngineTest, IndexIsRebuiltWhenTheAnalyzerVersionChanges) {
   }
   Reopen();
   EXPECT_EQ(Contents("deploy", FusionMode::kLexical).size(), 1u);
-  auto db = SqliteDb::Open(dir_.File("memory.db"), SqliteOpenMode::kReadWrite);
+  auto db = SqliteDb::Open(SqlitePath(), SqliteOpenMode::kReadWrite);
   EXPECT_EQ(*(*db)->QueryInt("SELECT content_terms FROM facts"), 3);
 }
 
-TEST_F(EngineTest, SurvivesReopen) {
+TEST_P(EngineTest, SurvivesReopen) {
   Add("persisted fact");
   Reopen();
   EXPECT_EQ(Contents("persisted", FusionMode::kLexical).size(), 1u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, EngineTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -10,6 +10,7 @@
 #include "src/common/unicode.h"
 #include "src/common/utf8.h"
 #include "src/store/fact_id.h"
+#include "src/store/postgres/pg_connection.h"
 
 namespace engram {
 namespace {
@@ -140,6 +141,10 @@ Status ValidateEngineOptions(const EngineOptions& o) {
     return InvalidArgument("engine: options: hyde.max_tokens outside [16, 2048]");
   }
   if (o.readers > 64) return InvalidArgument("engine: options: readers outside [0, 64]");
+  if (!o.store_url.empty() && !IsPostgresUrl(o.store_url)) {
+    // Not echoed: a mistyped URL may still carry a password.
+    return InvalidArgument("engine: options: store.url is not a postgresql:// or postgres:// URL");
+  }
   if (o.access_delay_ms < 0 || o.access_delay_ms > 60000) {
     return InvalidArgument("engine: options: access_delay_ms outside [0, 60000]");
   }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -78,6 +79,27 @@ Result<EvalForeignFigures> AskForeignQueries(Engine& engine, const std::string& 
   return figures;
 }
 
+// The scopes of `dataset`'s corpus, each once, by name.
+std::vector<std::string> ScopesOf(const BeirDataset& dataset) {
+  std::set<std::string> scopes;
+  for (const CorpusDoc& d : dataset.corpus) scopes.insert(d.scope);
+  return {scopes.begin(), scopes.end()};
+}
+
+// Forgets every fact of `scopes` from the engine it is given: what an
+// evaluation wrote into a shared store goes when the evaluation does.
+struct ScopesRemovedAtEnd {
+  std::vector<std::string> scopes;
+  void operator()(Engine* engine) const {
+    for (const std::string& scope : scopes) {
+      ForgetRequest request;
+      request.scope = scope;
+      request.whole_scope = true;
+      (void)engine->Forget(request);  // best effort: the figures are what was asked for
+    }
+  }
+};
+
 }  // namespace
 
 Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptions& options) {
@@ -103,6 +125,20 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   engine_options.create_if_missing = true;
   engine_options.clock = std::make_shared<ManualClock>(now);
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(engine_options));
+  // A shared (PostgreSQL) store is evaluated in only when empty, and the
+  // scopes written are removed again at the end, however it ends.
+  std::unique_ptr<Engine, ScopesRemovedAtEnd> cleanup;
+  if (!engine_options.store_url.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(const StoreStats stats, engine->Stats());
+    if (stats.facts > 0) {
+      return FailedPrecondition("eval: the store at " + stats.db_path + " holds " +
+                                std::to_string(stats.facts) +
+                                " facts; evaluate into an empty database, so that no memory "
+                                "is mixed into the figures or changed by them");
+    }
+    cleanup = std::unique_ptr<Engine, ScopesRemovedAtEnd>(engine.get(),
+                                                          ScopesRemovedAtEnd{ScopesOf(dataset)});
+  }
 
   // Index the corpus as a user's agent would write it: one fact at a time,
   // oldest first (rows without a time keep their file order, before the
@@ -193,10 +229,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
     ENGRAM_ASSIGN_OR_RETURN(foreign, ParseBeirQueries(text, dir / "queries.jsonl"));
     foreign_name = (dir / ".").parent_path().filename().string();
   }
-  std::vector<std::string> scopes;
-  for (const CorpusDoc& d : dataset.corpus) scopes.push_back(d.scope);
-  std::sort(scopes.begin(), scopes.end());
-  scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());
+  const std::vector<std::string> scopes = ScopesOf(dataset);
 
   MetricOptions metric_options;
   for (const Variant& variant : variants) {

@@ -11,69 +11,63 @@
 
 namespace engram::testing {
 
-// The temporary directory or the test database holding the store.
-struct StoreForTest::Place {
-  std::filesystem::path directory;  // SQLite
-  std::unique_ptr<PgTestDatabase> database;
-
-  ~Place() {
-    std::error_code ec;
-    if (!directory.empty()) std::filesystem::remove_all(directory, ec);
-  }
-};
-
-namespace {
-
-Result<std::unique_ptr<Store>> OpenAt(Backend backend, const std::string& location) {
-  if (backend == Backend::kSqlite) {
-    SqliteStoreOptions options;
-    options.path = location;
-    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(options));
-    return std::unique_ptr<Store>(std::move(store));
-  }
-  PgStoreOptions options;
-  options.url = location;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<PgStore> store, PgStore::Open(options));
-  return std::unique_ptr<Store>(std::move(store));
-}
-
-}  // namespace
-
 std::vector<Backend> AllBackends() { return {Backend::kSqlite, Backend::kPostgres}; }
 
 std::string BackendName(Backend backend) {
   return backend == Backend::kSqlite ? "Sqlite" : "Postgres";
 }
 
-StoreForTest::StoreForTest(Backend backend, std::unique_ptr<Place> place, std::string location,
-                           std::unique_ptr<Store> store)
-    : backend_(backend),
-      place_(std::move(place)),
-      location_(std::move(location)),
-      store_(std::move(store)) {}
+StorePlace::StorePlace(Backend backend, std::string directory,
+                       std::unique_ptr<PgTestDatabase> database)
+    : backend_(backend), directory_(std::move(directory)), database_(std::move(database)) {}
+
+StorePlace::~StorePlace() {
+  database_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(directory_, ec);
+}
+
+Result<std::unique_ptr<StorePlace>> StorePlace::Create(Backend backend) {
+  std::unique_ptr<PgTestDatabase> database;
+  if (backend == Backend::kPostgres) {
+    ENGRAM_ASSIGN_OR_RETURN(database, PgTestDatabase::Create());
+  }
+  std::random_device random;
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() /
+      ("engram-store-" + std::to_string(random()) + std::to_string(random()));
+  std::filesystem::create_directories(directory);
+  return std::unique_ptr<StorePlace>(
+      new StorePlace(backend, directory.string(), std::move(database)));
+}
+
+void StorePlace::Apply(EngineOptions* options) const {
+  options->db_path = (std::filesystem::path(directory_) / "memory.db").string();
+  options->store_url = database_ ? database_->Url() : "";
+}
+
+Result<std::unique_ptr<Store>> StorePlace::OpenStore() const {
+  EngineOptions where;
+  Apply(&where);
+  if (!where.store_url.empty()) {
+    PgStoreOptions options;
+    options.url = where.store_url;
+    options.sidecar_prefix = where.db_path;
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<PgStore> store, PgStore::Open(options));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+  SqliteStoreOptions options;
+  options.path = where.db_path;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(options));
+  return std::unique_ptr<Store>(std::move(store));
+}
 
 StoreForTest::~StoreForTest() { store_.reset(); }
 
 Result<std::unique_ptr<StoreForTest>> StoreForTest::Create(Backend backend) {
-  auto place = std::make_unique<Place>();
-  std::string location;
-  if (backend == Backend::kSqlite) {
-    std::random_device random;
-    place->directory = std::filesystem::temp_directory_path() /
-                       ("engram-store-" + std::to_string(random()) + std::to_string(random()));
-    std::filesystem::create_directories(place->directory);
-    location = (place->directory / "memory.db").string();
-  } else {
-    ENGRAM_ASSIGN_OR_RETURN(place->database, PgTestDatabase::Create());
-    location = place->database->Url();
-  }
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenAt(backend, location));
-  return std::unique_ptr<StoreForTest>(
-      new StoreForTest(backend, std::move(place), std::move(location), std::move(store)));
-}
-
-Result<std::unique_ptr<Store>> StoreForTest::OpenAgain() const {
-  return OpenAt(backend_, location_);
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<StorePlace> place, StorePlace::Create(backend));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, place->OpenStore());
+  return std::unique_ptr<StoreForTest>(new StoreForTest(std::move(place), std::move(store)));
 }
 
 }  // namespace engram::testing
