@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "src/common/url_for_message.h"
 #include "src/server/http_server.h"
 #include "tools/engram/serve.h"
 #include "tools/engram/serving.h"
@@ -55,7 +56,9 @@ int RunServe(Cli& cli, const ServeArgs& args) {
   cli.err() << "engram: serving http://"
             << (served->server.host.find(':') != std::string::npos ? "[" + served->server.host + "]"
                                                                    : served->server.host)
-            << ":" << (*server)->port() << " (store " << options.db_path << ", "
+            << ":" << (*server)->port() << " (store "
+            << (options.store_url.empty() ? options.db_path : UrlForMessage(options.store_url))
+            << ", "
             << (options.embedder ? "embedding " + options.embedder->Space().Key()
                                  : std::string("keyword-only"))
             << (served->server.token.empty() ? "" : ", bearer token required") << ")" << std::endl;
