@@ -29,7 +29,7 @@ threaded=(
   "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"
   "src/llm llm_test */RemoteLlmTest.ConcurrentCallsEachGetTheirOwnAnswer/*"
-  "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:HydeEngineTest.SearchesDuringReloadsNeverFail"
+  "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:Backends/HydeEngineTest.SearchesDuringReloadsNeverFail/*"
   "src/engine backfill_test *"
   "src/engine access_recorder_test *"
   "src/engine vector_cache_test * detect_deadlocks=0"
@@ -43,6 +43,13 @@ for entry in "${threaded[@]}"; do
   targets+=("$target")
 done
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+# Tests of the PostgreSQL store run on a throw-away cluster of their own,
+# as under ctest (scripts/pg_cluster.sh), stopped at the end.
+pg_state=$(mktemp -u /tmp/engram-tsan-pg.XXXXXX)
+trap 'scripts/pg_cluster.sh stop "$pg_state"' EXIT
+scripts/pg_cluster.sh start "$pg_state"
+export ENGRAM_TEST_POSTGRES_STATE=$pg_state
 
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 for entry in "${threaded[@]}"; do

@@ -184,7 +184,15 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
   return report;
 }
 
+Status EngineImpl::ContextSupported(const char* what) const {
+  if (context_) return Status::OK();
+  return NotSupported(std::string(what) +
+                      ": attached files are kept in a SQLite store only, for now; this engine's "
+                      "store is PostgreSQL (store.url)");
+}
+
 Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
+  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: attach"));
   const std::shared_ptr<const EngineOptions> options = Options();
   if (request.paths.empty()) return InvalidArgument("context: attach: no path given");
   std::vector<std::string> roots;
@@ -214,6 +222,7 @@ Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
 }
 
 Result<std::vector<Attachment>> EngineImpl::Attachments() {
+  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: list"));
   std::lock_guard lock(mutex_);
   auto list = context_->List();
   if (!list.ok()) return list.status().WithContext("context: list");
@@ -223,6 +232,7 @@ Result<std::vector<Attachment>> EngineImpl::Attachments() {
 }
 
 Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::string& name) {
+  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: refresh"));
   const std::shared_ptr<const EngineOptions> options = Options();
   const SyncOptions sync = SyncOptionsOf(options->context);
   std::vector<StoredAttachment> targets;
@@ -272,6 +282,7 @@ Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::stri
 }
 
 Result<Attachment> EngineImpl::Detach(const std::string& name) {
+  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: detach"));
   std::lock_guard lock(mutex_);
   Result<StoredAttachment> found = NotFound("");
   Status s = store_->Transact([&]() -> Status {
@@ -286,6 +297,7 @@ Result<Attachment> EngineImpl::Detach(const std::string& name) {
 
 Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query,
                                                         const ContextSearchOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: search"));
   const std::shared_ptr<const EngineOptions> engine_options = Options();
   if (query.empty()) return InvalidArgument("context: search: the query is empty");
   ContextSearchResponse response;

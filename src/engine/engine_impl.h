@@ -248,6 +248,9 @@ class EngineImpl final : public Engine {
   Result<std::vector<double>> TermOverlaps(const std::vector<Pair>& pairs,
                                            const std::unordered_map<int64_t, RankInput>& facts);
 
+  // NotSupported, prefixed with `what`, when the store keeps no attached
+  // files (context_ is null); OK otherwise.
+  Status ContextSupported(const char* what) const;
   // Writes `plan` for attachment `name` (created when `id` is 0, else
   // checked to still be `id`), with vectors for the chunks that lack one in
   // the active space, embedded first outside the lock. One transaction.

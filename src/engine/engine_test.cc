@@ -450,6 +450,14 @@ TEST_P(EngineTest, OptionsOutOfRangeAreRefusedAtOpen) {
   o.temporal.half_life_days = 30;
   o.bm25.b = 1.5;
   EXPECT_NE(Engine::Open(o).status().message().find("bm25.b"), std::string::npos);
+  // A store URL that is not one is refused without being shown: it may
+  // carry a password.
+  o.bm25.b = 0.75;
+  o.store_url = "host=db.internal user=engram password=hunter2";
+  const Status refused = Engine::Open(o).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("store.url"), std::string::npos) << refused.ToString();
+  EXPECT_EQ(refused.message().find("hunter2"), std::string::npos) << refused.ToString();
 }
 
 TEST_P(EngineTest, TwoEnginesShareOneStore) {
@@ -490,6 +498,23 @@ TEST_P(EngineTest, SurvivesReopen) {
   Add("persisted fact");
   Reopen();
   EXPECT_EQ(Contents("persisted", FusionMode::kLexical).size(), 1u);
+}
+
+// Attached files are kept in SQLite's tables only, for now: on another
+// store every context call says so, and nothing else changes.
+TEST_P(EngineTest, AttachedFilesNeedASqliteStoreForNow) {
+  Add("a fact beside no attachment");
+  const auto attachments = engine_->Attachments();
+  if (backend_ == Backend::kSqlite) {
+    ASSERT_TRUE(attachments.ok()) << attachments.status().ToString();
+    EXPECT_TRUE(attachments->empty());
+    return;
+  }
+  EXPECT_EQ(attachments.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(attachments.status().message().find("SQLite store only"), std::string::npos);
+  const auto searched = engine_->SearchContext("fact", {});
+  EXPECT_EQ(searched.status().code(), StatusCode::kNotSupported);
+  EXPECT_EQ(Contents("fact", FusionMode::kLexical).size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EngineTest, ::testing::ValuesIn(testing::AllBackends()),

@@ -1,5 +1,5 @@
-// The PostgreSQL store's schema (docs/ARCHITECTURE.md, "PostgreSQL: what
-// is there so far"), version kPgSchemaVersion.
+// The PostgreSQL store's schema (docs/ARCHITECTURE.md, "Stores:
+// SQLite and PostgreSQL"), version kPgSchemaVersion.
 //
 // Tenants shard by scope: every table holding memories has `scope` first
 // in its primary key, and the queries that select facts name their scopes, so
