@@ -14,7 +14,7 @@ using testing::CliRunner;
 TEST(CliTest, EveryCommandHasHelp) {
   CliRunner cli;
   for (const char* cmd : {"add", "import", "list", "show", "forget", "export", "search", "config",
-                          "eval", "backfill", "prune"}) {
+                          "eval", "backfill", "prune", "migrate"}) {
     const auto r = cli.Run({cmd, "--help"});
     EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
     EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << ": " << r.out;
@@ -22,6 +22,30 @@ TEST(CliTest, EveryCommandHasHelp) {
   const auto top = cli.Run({"--help"});
   EXPECT_EQ(top.exit_code, 0);
   EXPECT_NE(top.out.find("search"), std::string::npos);
+}
+
+// engram migrate copies the configured store into another file (the
+// copy's behaviour on every backend: src/engine/store_migrate_test.cc), and
+// refuses to copy a store onto itself or into one that holds facts.
+TEST(CliTest, MigrateCopiesTheStoreIntoAnother) {
+  CliRunner cli;
+  cli.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
+  ASSERT_EQ(cli.Run({"add", "Postgres runs on port 5433", "--tag", "db"}).exit_code, 0);
+  ASSERT_EQ(cli.Run({"add", "Deploys go out on Thursdays", "--scope", "ops"}).exit_code, 0);
+  const std::string copy = cli.File("copy.db");
+  auto r = cli.Run({"migrate", "--to", copy});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("copied 2 fact(s)"), std::string::npos) << r.out;
+  const auto original = cli.Run({"export"});
+  const auto copied = cli.Run({"--db", copy, "export"});
+  ASSERT_EQ(original.exit_code, 0);
+  EXPECT_EQ(copied.out, original.out);
+  r = cli.Run({"migrate", "--to", copy});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("holds 2 facts"), std::string::npos) << r.err;
+  r = cli.Run({"--db", copy, "migrate", "--to", copy});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("names the store being copied"), std::string::npos) << r.err;
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {

@@ -8,6 +8,7 @@
 #define ENGRAM_SRC_STORE_HYPOTHESIS_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,10 @@ class HypothesisStore {
   virtual Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) = 0;
   // Number of cached hypotheses.
   virtual Result<int64_t> Count() = 0;
+  // Every cached hypothesis with its key and when it was written, in no set
+  // order (a copy of the store reads them).
+  virtual Status ForEach(
+      const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>& sink) = 0;
 };
 
 }  // namespace engram

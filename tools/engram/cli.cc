@@ -129,6 +129,7 @@ int Cli::Run(int argc, char** argv) {
   RegisterUpdate(app, *this);
   RegisterHistory(app, *this);
   RegisterCheck(app, *this);
+  RegisterMigrate(app, *this);
   RegisterGc(app, *this);
   RegisterImport(app, *this);
   RegisterList(app, *this);

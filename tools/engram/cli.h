@@ -109,6 +109,7 @@ void RegisterAdd(CLI::App& app, Cli& cli);
 void RegisterUpdate(CLI::App& app, Cli& cli);
 void RegisterHistory(CLI::App& app, Cli& cli);
 void RegisterCheck(CLI::App& app, Cli& cli);
+void RegisterMigrate(CLI::App& app, Cli& cli);
 void RegisterGc(CLI::App& app, Cli& cli);
 void RegisterImport(CLI::App& app, Cli& cli);
 void RegisterList(CLI::App& app, Cli& cli);

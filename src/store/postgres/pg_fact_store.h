@@ -64,6 +64,9 @@ class PgFactStore final : public FactStore {
 
  private:
   PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  // Runs `query`, which finds facts by their terms, with the planner told
+  // to use the GIN index on them.
+  Result<PgResult> RunOnTheTermIndex(const PgQuery& query);
   // The facts `query` (selecting kFactColumns) returns, in order.
   Result<std::vector<StoredFact>> ReadFacts(const PgQuery& query) const;
 

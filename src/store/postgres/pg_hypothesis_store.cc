@@ -30,4 +30,19 @@ Result<int64_t> PgHypothesisStore::Count() {
   return r.Int(0, 0);
 }
 
+Status PgHypothesisStore::ForEach(
+    const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      const PgResult r,
+      db().Query("SELECT llm, prompt_version, query, hypothesis, created_at FROM hyde_hypotheses"));
+  for (int i = 0; i < r.Rows(); ++i) {
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t prompt_version, r.Int(i, 1));
+    ENGRAM_ASSIGN_OR_RETURN(const Timestamp created_at, r.Int(i, 4));
+    sink(HypothesisKey{std::string(r.Text(i, 0)), static_cast<int>(prompt_version),
+                       std::string(r.Text(i, 2))},
+         std::string(r.Text(i, 3)), created_at);
+  }
+  return Status::OK();
+}
+
 }  // namespace engram

@@ -6,6 +6,7 @@
 #define ENGRAM_SRC_STORE_POSTGRES_PG_HYPOTHESIS_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ class PgHypothesisStore final : public HypothesisStore {
   Result<std::optional<std::string>> Get(const HypothesisKey& key) override;
   Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) override;
   Result<int64_t> Count() override;
+  Status ForEach(const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>&
+                     sink) override;
 
  private:
   PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor

@@ -44,6 +44,38 @@ std::vector<std::string> TextColumn(const PgResult& r, int column) {
   return out;
 }
 
+Result<std::vector<std::string>> ParseTextArray(std::string_view text) {
+  const auto bad = [&] {
+    return InvalidArgument("store: postgres: '" + std::string(text) + "' is not a text array");
+  };
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return bad();
+  std::vector<std::string> out;
+  size_t i = 1;
+  const size_t end = text.size() - 1;
+  if (i == end) return out;
+  while (true) {
+    std::string element;
+    if (text[i] == '"') {
+      // Quoted: up to the closing quote, a backslash escaping the next byte.
+      for (++i; i < end && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+        if (i < end) element += text[i];
+      }
+      if (i >= end) return bad();
+      ++i;
+    } else {
+      const size_t start = i;
+      while (i < end && text[i] != ',') ++i;
+      element.assign(text.substr(start, i - start));
+      if (element.empty() || element == "NULL") return bad();
+    }
+    out.push_back(std::move(element));
+    if (i == end) return out;
+    if (text[i] != ',') return bad();
+    ++i;
+  }
+}
+
 Result<std::vector<int64_t>> ParseIntArray(std::string_view text) {
   const auto bad = [&] {
     return InvalidArgument("store: postgres: '" + std::string(text) + "' is not an integer array");

@@ -32,4 +32,18 @@ Result<int64_t> SqliteHypothesisStore::Count() {
   return db_->QueryInt("SELECT count(*) FROM hyde_hypotheses");
 }
 
+Status SqliteHypothesisStore::ForEach(
+    const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(
+          "SELECT llm, prompt_version, query, hypothesis, created_at FROM hyde_hypotheses"));
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(const bool row, s.Step());
+    if (!row) return Status::OK();
+    sink(HypothesisKey{s.ColumnText(0), static_cast<int>(s.ColumnInt(1)), s.ColumnText(2)},
+         s.ColumnText(3), s.ColumnInt(4));
+  }
+}
+
 }  // namespace engram

@@ -6,6 +6,7 @@
 #define ENGRAM_SRC_STORE_SQLITE_SQLITE_HYPOTHESIS_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,8 @@ class SqliteHypothesisStore final : public HypothesisStore {
   Result<std::optional<std::string>> Get(const HypothesisKey& key) override;
   Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) override;
   Result<int64_t> Count() override;
+  Status ForEach(const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>&
+                     sink) override;
 
  private:
   SqliteDb* db_;

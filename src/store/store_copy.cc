@@ -1,0 +1,122 @@
+#include "src/store/store_copy.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace engram {
+namespace {
+
+// A fact's label and id in the destination, by its label in the source.
+struct CopiedFact {
+  int64_t label = 0;
+  std::string id;
+};
+using LabelMap = std::unordered_map<int64_t, CopiedFact>;
+
+Status CopyFacts(Store& from, Store& to, const TermCounter& count, LabelMap* labels,
+                 StoreCopyCounts* counts) {
+  std::vector<StoredFact> facts;
+  ENGRAM_RETURN_IF_ERROR(from.facts().ForEach({}, [&](const StoredFact& f) {
+    facts.push_back(f);
+    return true;
+  }));
+  for (const StoredFact& f : facts) {
+    FactRow row;
+    row.fact = f.fact;
+    row.text = count(f.fact.content, f.fact.tags);
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t label, to.facts().Insert(row));
+    (*labels)[f.rowid] = CopiedFact{label, f.fact.id};
+    ++counts->facts;
+  }
+  return Status::OK();
+}
+
+Status CopyVersionLinks(Store& from, Store& to, const LabelMap& labels, StoreCopyCounts* counts) {
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<VersionLink> links, from.versions().All());
+  for (const VersionLink& link : links) {
+    const auto older = labels.find(link.older_rowid);
+    const auto newer = labels.find(link.newer_rowid);
+    if (older == labels.end() || newer == labels.end()) continue;  // a link of no fact
+    ENGRAM_RETURN_IF_ERROR(to.versions().Put(
+        {older->second.label, newer->second.label, link.cosine, link.explicit_update}));
+    ++counts->version_links;
+  }
+  return Status::OK();
+}
+
+Status CopyVectors(Store& from, Store& to, const LabelMap& labels, StoreCopyCounts* counts) {
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<SpaceInfo> spaces, from.vectors().Spaces());
+  for (const SpaceInfo& info : spaces) {
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t space_id,
+                            to.vectors().EnsureSpace(info.space, info.created_at));
+    ++counts->spaces;
+    // Read first, then written: the two stores may share nothing, but a
+    // sink must not write while the source's statement steps.
+    std::vector<std::pair<int64_t, std::vector<float>>> vectors;  // source fact label, floats
+    ENGRAM_RETURN_IF_ERROR(
+        from.vectors().ForEachBlob(info.id, [&](const VectorRef& ref, std::string_view blob) {
+          if (blob.empty() || blob.size() % sizeof(float) != 0) {
+            counts->skipped.push_back("a vector of " + std::to_string(blob.size()) +
+                                      " bytes in space " + info.space.Key() +
+                                      ": not a whole number of floats");
+            return;
+          }
+          std::vector<float> floats(blob.size() / sizeof(float));
+          std::memcpy(floats.data(), blob.data(), blob.size());
+          vectors.emplace_back(ref.fact_rowid, std::move(floats));
+        }));
+    for (const auto& [fact_label, floats] : vectors) {
+      const auto fact = labels.find(fact_label);
+      if (fact == labels.end()) continue;  // a vector of no fact
+      ENGRAM_ASSIGN_OR_RETURN(
+          const bool put, to.vectors().Put(space_id, fact->second.label, fact->second.id, floats));
+      if (put) ++counts->vectors;
+    }
+  }
+  return Status::OK();
+}
+
+Status CopyHypotheses(Store& from, Store& to, StoreCopyCounts* counts) {
+  struct Cached {
+    HypothesisKey key;
+    std::string hypothesis;
+    Timestamp created_at = 0;
+  };
+  std::vector<Cached> cached;
+  ENGRAM_RETURN_IF_ERROR(from.hypotheses().ForEach(
+      [&](const HypothesisKey& key, const std::string& hypothesis, Timestamp created_at) {
+        cached.push_back({key, hypothesis, created_at});
+      }));
+  for (const Cached& c : cached) {
+    ENGRAM_RETURN_IF_ERROR(to.hypotheses().Put(c.key, c.hypothesis, c.created_at));
+    ++counts->hypotheses;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<StoreCopyCounts> CopyStore(Store& from, Store& to, const TermCounter& count) {
+  ENGRAM_ASSIGN_OR_RETURN(const FactStore::Counts held, to.facts().CountFacts());
+  if (held.facts > 0) {
+    return FailedPrecondition("store: copy: the destination " + held.location + " holds " +
+                              std::to_string(held.facts) +
+                              " facts; copy into an empty store, so nothing is mixed or lost");
+  }
+  StoreCopyCounts counts;
+  LabelMap labels;
+  ENGRAM_RETURN_IF_ERROR(from.ReadTransact([&] {
+    return to.Transact([&]() -> Status {
+      ENGRAM_RETURN_IF_ERROR(CopyFacts(from, to, count, &labels, &counts));
+      ENGRAM_RETURN_IF_ERROR(CopyVersionLinks(from, to, labels, &counts));
+      ENGRAM_RETURN_IF_ERROR(CopyVectors(from, to, labels, &counts));
+      return CopyHypotheses(from, to, &counts);
+    });
+  }));
+  return counts;
+}
+
+}  // namespace engram

@@ -1,0 +1,43 @@
+// CopyStore: everything one Store holds, written into another of any
+// backend (`engram migrate`): facts with every field (history, access
+// counts, expiry), their version links, the embedding spaces and every
+// vector of each, and the HyDE cache. Facts and vectors get new labels in
+// the destination; what refers to them (links, vectors) follows.
+//
+// The source is read in one snapshot and the destination written in one
+// transaction: a copy that fails leaves the destination as it was. The
+// destination must hold no fact.
+//
+// Thread-safety: uses both stores' connections; the caller serialises.
+#ifndef ENGRAM_SRC_STORE_STORE_COPY_H_
+#define ENGRAM_SRC_STORE_STORE_COPY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engram/status.h"
+#include "src/store/store.h"
+
+namespace engram {
+
+// What a copy wrote, and what it left out with why.
+struct StoreCopyCounts {
+  int64_t facts = 0;
+  int64_t version_links = 0;
+  int64_t spaces = 0;
+  int64_t vectors = 0;
+  int64_t hypotheses = 0;
+  // Vectors left out: a blob that is not a whole number of floats, which
+  // no search could use either (`engram backfill` embeds its fact again).
+  std::vector<std::string> skipped;
+};
+
+// Copies `from` into `to`, which holds no fact (FailedPrecondition
+// otherwise); `count` gives what the destination's full-text index records
+// of each fact, as when it was added.
+Result<StoreCopyCounts> CopyStore(Store& from, Store& to, const TermCounter& count);
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_STORE_STORE_COPY_H_
