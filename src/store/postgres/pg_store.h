@@ -58,8 +58,10 @@ class PgStore final : public Store {
 
   Result<std::string> GetMeta(const std::string& key) override;
   Status SetMeta(const std::string& key, const std::string& value) override;
-  // The labels handed out and the vectors removed so far: it moves with
-  // every write that adds or removes a fact or a vector.
+  // A hash of the transaction's snapshot (pg_current_snapshot()): a commit
+  // by anyone after one snapshot changes every later one. It also moves
+  // with commits that change nothing engram keeps; a cache only syncs more
+  // often for it.
   Result<int64_t> DataVersion() override;
   // The per-scope totals against the facts (PostgreSQL keeps its own
   // indexes whole).
