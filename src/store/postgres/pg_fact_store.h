@@ -18,13 +18,14 @@
 #include "src/store/fact_store.h"
 #include "src/store/postgres/pg_connection.h"
 #include "src/store/postgres/pg_query.h"
+#include "src/store/postgres/pg_session.h"
 
 namespace engram {
 
 class PgFactStore final : public FactStore {
  public:
-  // Works on `*db`, which its owner may replace (a reconnection).
-  explicit PgFactStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+  // Works on `session`\'s connection.
+  explicit PgFactStore(PgSession* session) : session_(session) {}
 
   Result<int64_t> Insert(const FactRow& row) override;
   Status UpdateDescription(int64_t rowid, const Fact& fact) override;
@@ -63,14 +64,16 @@ class PgFactStore final : public FactStore {
   Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
 
  private:
-  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  PgConnection& db() const {
+    return session_->Connection();
+  }  // NOLINT(readability-identifier-naming)
   // Runs `query`, which finds facts by their terms, with the planner told
   // to use the GIN index on them.
   Result<PgResult> RunOnTheTermIndex(const PgQuery& query);
   // The facts `query` (selecting kFactColumns) returns, in order.
   Result<std::vector<StoredFact>> ReadFacts(const PgQuery& query) const;
 
-  const std::unique_ptr<PgConnection>* db_;
+  PgSession* session_;
 };
 
 // Appends to `query` the condition (" AND ...", or nothing when everything

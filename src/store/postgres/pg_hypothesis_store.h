@@ -13,13 +13,14 @@
 
 #include "src/store/hypothesis_store.h"
 #include "src/store/postgres/pg_connection.h"
+#include "src/store/postgres/pg_session.h"
 
 namespace engram {
 
 class PgHypothesisStore final : public HypothesisStore {
  public:
-  // Works on `*db`, which its owner may replace (a reconnection).
-  explicit PgHypothesisStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+  // Works on `session`\'s connection.
+  explicit PgHypothesisStore(PgSession* session) : session_(session) {}
 
   Result<std::optional<std::string>> Get(const HypothesisKey& key) override;
   Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) override;
@@ -28,9 +29,11 @@ class PgHypothesisStore final : public HypothesisStore {
                      sink) override;
 
  private:
-  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  PgConnection& db() const {
+    return session_->Connection();
+  }  // NOLINT(readability-identifier-naming)
 
-  const std::unique_ptr<PgConnection>* db_;
+  PgSession* session_;
 };
 
 }  // namespace engram

@@ -11,11 +11,11 @@ namespace engram {
 PgStore::PgStore(PgStoreOptions options, std::unique_ptr<PgConnection> db, bool reader)
     : options_(std::move(options)),
       reader_(reader),
-      db_(std::move(db)),
-      facts_(&db_),
-      vectors_(&db_),
-      versions_(&db_),
-      hypotheses_(&db_) {}
+      session_(std::move(db), [this] { return Connect(options_, reader_); }),
+      facts_(&session_),
+      vectors_(&session_),
+      versions_(&session_),
+      hypotheses_(&session_) {}
 
 PgStore::~PgStore() = default;
 
@@ -42,13 +42,6 @@ Result<std::unique_ptr<Store>> PgStore::OpenWriter() {
   return std::unique_ptr<Store>(new PgStore(options_, std::move(db), /*reader=*/false));
 }
 
-Status PgStore::Reconnect() {
-  if (!db_->Lost()) return Status::OK();
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, Connect(options_, reader_));
-  db_ = std::move(db);
-  return Status::OK();
-}
-
 Status PgStore::Transact(const std::function<Status()>& body) {
   return RunInTransaction("BEGIN", body);
 }
@@ -58,22 +51,24 @@ Status PgStore::ReadTransact(const std::function<Status()>& body) {
 }
 
 Status PgStore::RunInTransaction(const char* begin, const std::function<Status()>& body) {
-  if (!in_transaction_) ENGRAM_RETURN_IF_ERROR(Reconnect());
-  return RunTransaction([this](const char* sql) { return db_->Exec(sql); }, begin, &in_transaction_,
-                        body);
+  // The connection is taken once, made again first if it was lost: COMMIT
+  // and ROLLBACK go where BEGIN went, never to a new connection.
+  PgConnection& db = session_.Connection();
+  return RunTransaction([&db](const char* sql) { return db.Exec(sql); }, begin,
+                        session_.TransactionFlag(), body);
 }
 
 Result<std::string> PgStore::GetMeta(const std::string& key) {
   ENGRAM_ASSIGN_OR_RETURN(
-      const PgResult r,
-      db_->Query("SELECT value FROM engram_meta WHERE key = $1", {PgParam::Text(key)}));
+      const PgResult r, session_.Connection().Query("SELECT value FROM engram_meta WHERE key = $1",
+                                                    {PgParam::Text(key)}));
   if (r.Rows() == 0) return NotFound("store: no meta value '" + key + "'");
   return std::string(r.Text(0, 0));
 }
 
 Status PgStore::SetMeta(const std::string& key, const std::string& value) {
-  return db_
-      ->Query(
+  return session_.Connection()
+      .Query(
           "INSERT INTO engram_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE "
           "SET value = excluded.value",
           {PgParam::Text(key), PgParam::Text(value)})
@@ -84,7 +79,8 @@ Result<int64_t> PgStore::DataVersion() {
   // The snapshot's bounds and the transactions in progress in it: a
   // transaction that commits after one snapshot leaves the list or moves
   // the bounds of every later one.
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, db_->Query("SELECT pg_current_snapshot()::text"));
+  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
+                          session_.Connection().Query("SELECT pg_current_snapshot()::text"));
   return static_cast<int64_t>(std::hash<std::string_view>()(r.Text(0, 0)));
 }
 
@@ -93,12 +89,13 @@ Status PgStore::CheckIntegrity(std::vector<std::string>* problems,
   // The totals BM25 reads against the facts they count.
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
-      db_->Query("SELECT coalesce(s.scope, t.scope) FROM scope_stats s FULL JOIN (SELECT scope, "
-                 "count(*) AS facts, sum(content_terms) AS content_terms, sum(tags_terms) AS "
-                 "tags_terms, sum(portuguese::integer) AS portuguese_facts FROM facts GROUP BY "
-                 "scope) t USING (scope) WHERE (s.facts, s.content_terms, s.tags_terms, "
-                 "s.portuguese_facts) IS DISTINCT FROM (t.facts, t.content_terms, t.tags_terms, "
-                 "t.portuguese_facts) ORDER BY 1"));
+      session_.Connection().Query(
+          "SELECT coalesce(s.scope, t.scope) FROM scope_stats s FULL JOIN (SELECT scope, "
+          "count(*) AS facts, sum(content_terms) AS content_terms, sum(tags_terms) AS "
+          "tags_terms, sum(portuguese::integer) AS portuguese_facts FROM facts GROUP BY "
+          "scope) t USING (scope) WHERE (s.facts, s.content_terms, s.tags_terms, "
+          "s.portuguese_facts) IS DISTINCT FROM (t.facts, t.content_terms, t.tags_terms, "
+          "t.portuguese_facts) ORDER BY 1"));
   for (int i = 0; i < r.Rows(); ++i) {
     problems->push_back("scope_stats: the totals of scope '" + std::string(r.Text(i, 0)) +
                         "' do not match its facts");

@@ -4,8 +4,9 @@
 // transaction one snapshot (REPEATABLE READ).
 //
 // The schema (pg_schema.h) is created on first open. A connection that was
-// lost is made again when the next transaction starts; the call that met
-// the loss fails with Unavailable, and nothing half-written stays.
+// lost is made again by the next statement outside a transaction, or when
+// the next transaction starts (pg_session.h); the call that met the loss
+// fails with Unavailable, and nothing half-written stays.
 //
 // Thread-safety: as Store.
 #ifndef ENGRAM_SRC_STORE_POSTGRES_PG_STORE_H_
@@ -22,6 +23,7 @@
 #include "src/store/postgres/pg_connection.h"
 #include "src/store/postgres/pg_fact_store.h"
 #include "src/store/postgres/pg_hypothesis_store.h"
+#include "src/store/postgres/pg_session.h"
 #include "src/store/postgres/pg_vector_store.h"
 #include "src/store/postgres/pg_version_store.h"
 #include "src/store/store.h"
@@ -77,20 +79,16 @@ class PgStore final : public Store {
   PgStore(PgStoreOptions options, std::unique_ptr<PgConnection> db, bool reader);
   // A new connection to options.url; a reader's transactions are read-only.
   static Result<std::unique_ptr<PgConnection>> Connect(const PgStoreOptions& options, bool reader);
-  // Connects again when the connection was lost.
-  Status Reconnect();
   Status RunInTransaction(const char* begin, const std::function<Status()>& body);
 
   const PgStoreOptions options_;
   const bool reader_;  // opened by OpenReader
-  // The connection; the parts reach it through this pointer, which
-  // Reconnect replaces.
-  std::unique_ptr<PgConnection> db_;
+  // The connection, shared with the parts.
+  PgSession session_;
   PgFactStore facts_;
   PgVectorStore vectors_;
   PgVersionStore versions_;
   PgHypothesisStore hypotheses_;
-  bool in_transaction_ = false;
 };
 
 }  // namespace engram

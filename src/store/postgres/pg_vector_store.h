@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "src/store/postgres/pg_connection.h"
+#include "src/store/postgres/pg_session.h"
 #include "src/store/vector_store.h"
 
 namespace engram {
 
 class PgVectorStore final : public VectorStore {
  public:
-  // Works on `*db`, which its owner may replace (a reconnection).
-  explicit PgVectorStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+  // Works on `session`\'s connection.
+  explicit PgVectorStore(PgSession* session) : session_(session) {}
 
   Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now) override;
   Result<int64_t> FindSpace(const EmbeddingSpace& space) override;
@@ -47,9 +48,11 @@ class PgVectorStore final : public VectorStore {
   Result<int64_t> PruneOtherSpaces(int64_t keep_space_id) override;
 
  private:
-  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  PgConnection& db() const {
+    return session_->Connection();
+  }  // NOLINT(readability-identifier-naming)
 
-  const std::unique_ptr<PgConnection>* db_;
+  PgSession* session_;
 };
 
 }  // namespace engram

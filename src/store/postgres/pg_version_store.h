@@ -11,23 +11,26 @@
 #include <vector>
 
 #include "src/store/postgres/pg_connection.h"
+#include "src/store/postgres/pg_session.h"
 #include "src/store/version_store.h"
 
 namespace engram {
 
 class PgVersionStore final : public VersionStore {
  public:
-  // Works on `*db`, which its owner may replace (a reconnection).
-  explicit PgVersionStore(const std::unique_ptr<PgConnection>* db) : db_(db) {}
+  // Works on `session`\'s connection.
+  explicit PgVersionStore(PgSession* session) : session_(session) {}
 
   Status Put(const VersionLink& link) override;
   Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
 
  private:
-  PgConnection& db() const { return **db_; }  // NOLINT(readability-identifier-naming): accessor
+  PgConnection& db() const {
+    return session_->Connection();
+  }  // NOLINT(readability-identifier-naming)
 
-  const std::unique_ptr<PgConnection>* db_;
+  PgSession* session_;
 };
 
 }  // namespace engram
