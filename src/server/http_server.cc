@@ -23,6 +23,9 @@ constexpr char kJson[] = "application/json";
 // Connections the kernel queues before the server accepts them; the
 // kernel caps it at net.core.somaxconn.
 constexpr int kListenBacklog = 1024;
+// Seconds a client is told to wait before repeating a request that met an
+// unavailable store (a 503).
+constexpr char kRetryAfterSeconds[] = "1";
 
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -35,7 +38,11 @@ void SendError(httplib::Response& res, int status, std::string_view code,
 }
 
 void SendStatus(httplib::Response& res, const Status& status) {
-  SendError(res, HttpStatusFor(status.code()), StatusCodeName(status.code()),
+  const int http_status = HttpStatusFor(status.code());
+  // What is unavailable now (the store's database restarting, a connection
+  // being made again) may answer in a moment: say when to try again.
+  if (http_status == 503) res.set_header("Retry-After", kRetryAfterSeconds);
+  SendError(res, http_status, StatusCodeName(status.code()),
             WithoutAbsolutePaths(status.message()));
 }
 
