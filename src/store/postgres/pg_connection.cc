@@ -204,7 +204,7 @@ Status PgConnection::Exec(std::string_view sql) {
 }
 
 Result<PgResult> PgConnection::Query(std::string_view sql, std::span<const PgParam> params) {
-  const std::string text(sql);
+  std::string text(sql);
   std::vector<const char*> values(params.size());
   std::vector<int> lengths(params.size());
   std::vector<int> formats(params.size());
@@ -213,9 +213,22 @@ Result<PgResult> PgConnection::Query(std::string_view sql, std::span<const PgPar
     lengths[i] = static_cast<int>(params[i].value().size());
     formats[i] = params[i].IsBinary() ? 1 : 0;
   }
-  return Finish(api_->exec_params(conn_, text.c_str(), static_cast<int>(params.size()),
-                                  /*paramTypes=*/nullptr, values.data(), lengths.data(),
-                                  formats.data(), /*resultFormat=*/0));
+  const int count = static_cast<int>(params.size());
+  auto prepared = prepared_.find(text);
+  if (prepared == prepared_.end() && prepared_.size() < kMaxPrepared) {
+    std::string name = "engram_" + std::to_string(prepared_.size() + 1);
+    ENGRAM_RETURN_IF_ERROR(Finish(api_->prepare(conn_, name.c_str(), text.c_str(), count,
+                                                /*paramTypes=*/nullptr))
+                               .status());
+    prepared = prepared_.emplace(std::move(text), std::move(name)).first;
+  }
+  if (prepared == prepared_.end()) {
+    return Finish(api_->exec_params(conn_, text.c_str(), count, /*paramTypes=*/nullptr,
+                                    values.data(), lengths.data(), formats.data(),
+                                    /*resultFormat=*/0));
+  }
+  return Finish(api_->exec_prepared(conn_, prepared->second.c_str(), count, values.data(),
+                                    lengths.data(), formats.data(), /*resultFormat=*/0));
 }
 
 }  // namespace engram

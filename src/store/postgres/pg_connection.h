@@ -2,7 +2,10 @@
 // engram's terms. libpq is loaded on the first connection (pq_api.h).
 //
 // Values travel apart from the SQL text: a query names them $1, $2, ...
-// and they are sent as parameters, never spliced into the text. Results
+// and they are sent as parameters, never spliced into the text. A query is
+// prepared on the server the first time its text is run and executed by
+// name after that, so it is parsed and planned once per connection (at
+// most kMaxPrepared texts; others run unprepared). Results
 // come back in PostgreSQL's text format and are parsed here; a bytea
 // parameter is sent in binary, a bytea column read from its hex form.
 // Every connection sets bytea_output to hex and extra_float_digits to 1
@@ -28,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "engram/status.h"
@@ -122,6 +126,9 @@ class PgConnection {
   // Runs `sql`, one or more statements without parameters, discarding any
   // rows.
   Status Exec(std::string_view sql);
+  // Statements a connection keeps prepared, at most.
+  static constexpr size_t kMaxPrepared = 256;
+
   // Runs one statement with `params` as $1, $2, ...; its rows.
   Result<PgResult> Query(std::string_view sql, std::span<const PgParam> params = {});
   Result<PgResult> Query(std::string_view sql, std::initializer_list<PgParam> params) {
@@ -143,6 +150,8 @@ class PgConnection {
   const PqApi* api_;
   pg_conn* conn_;
   std::string shown_url_;
+  // The name each prepared SQL text runs by.
+  std::unordered_map<std::string, std::string> prepared_;
 };
 
 // Whether `url` names a PostgreSQL store (postgresql:// or postgres://).

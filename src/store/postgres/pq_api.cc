@@ -18,6 +18,8 @@ Result<PqApi> LoadPq() {
   ENGRAM_RETURN_IF_ERROR(library.Find("PQfinish", &api.finish));
   ENGRAM_RETURN_IF_ERROR(library.Find("PQexec", &api.exec));
   ENGRAM_RETURN_IF_ERROR(library.Find("PQexecParams", &api.exec_params));
+  ENGRAM_RETURN_IF_ERROR(library.Find("PQprepare", &api.prepare));
+  ENGRAM_RETURN_IF_ERROR(library.Find("PQexecPrepared", &api.exec_prepared));
   ENGRAM_RETURN_IF_ERROR(library.Find("PQresultStatus", &api.result_status));
   ENGRAM_RETURN_IF_ERROR(library.Find("PQresultErrorField", &api.result_error_field));
   ENGRAM_RETURN_IF_ERROR(library.Find("PQresultErrorMessage", &api.result_error_message));

@@ -18,6 +18,8 @@ struct PqApi {
   decltype(&::PQfinish) finish = nullptr;
   decltype(&::PQexec) exec = nullptr;
   decltype(&::PQexecParams) exec_params = nullptr;
+  decltype(&::PQprepare) prepare = nullptr;
+  decltype(&::PQexecPrepared) exec_prepared = nullptr;
   decltype(&::PQresultStatus) result_status = nullptr;
   decltype(&::PQresultErrorField) result_error_field = nullptr;
   decltype(&::PQresultErrorMessage) result_error_message = nullptr;
