@@ -215,17 +215,17 @@ Result<PgResult> PgConnection::Query(std::string_view sql, std::span<const PgPar
   }
   const int count = static_cast<int>(params.size());
   auto prepared = prepared_.find(text);
-  if (prepared == prepared_.end() && prepared_.size() < kMaxPrepared) {
+  if (prepared == prepared_.end()) {
+    if (prepared_.size() >= kMaxPrepared) {
+      return Finish(api_->exec_params(conn_, text.c_str(), count, /*paramTypes=*/nullptr,
+                                      values.data(), lengths.data(), formats.data(),
+                                      /*resultFormat=*/0));
+    }
     std::string name = "engram_" + std::to_string(prepared_.size() + 1);
     ENGRAM_RETURN_IF_ERROR(Finish(api_->prepare(conn_, name.c_str(), text.c_str(), count,
                                                 /*paramTypes=*/nullptr))
                                .status());
     prepared = prepared_.emplace(std::move(text), std::move(name)).first;
-  }
-  if (prepared == prepared_.end()) {
-    return Finish(api_->exec_params(conn_, text.c_str(), count, /*paramTypes=*/nullptr,
-                                    values.data(), lengths.data(), formats.data(),
-                                    /*resultFormat=*/0));
   }
   return Finish(api_->exec_prepared(conn_, prepared->second.c_str(), count, values.data(),
                                     lengths.data(), formats.data(), /*resultFormat=*/0));
