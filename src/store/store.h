@@ -1,10 +1,11 @@
 // Store: one connection to the place a memory is kept, a SQLite file
 // (src/store/sqlite) or a PostgreSQL database (src/store/postgres), and
 // the parts of it: facts with their full-text index, embedding spaces and
-// vectors, version links, the HyDE cache. Every SQL statement engram runs
-// is written inside one of these implementations; everything above them
-// (the lexical and vector signals, fusion, the engine) is the same code
-// for every backend.
+// vectors, version links, the HyDE cache. Every SQL statement on these is
+// written inside one of the implementations; everything above them (the
+// lexical and vector signals, fusion, the engine) is the same code for
+// every backend. Attached files are not behind this interface yet: their
+// tables are reached through sqlite().
 //
 // A write runs inside Transact() and is all or nothing. Reads inside
 // ReadTransact() see one snapshot. Reads outside either see what is
@@ -12,9 +13,8 @@
 //
 // Thread-safety: none, but for OpenReader, OpenWriter and
 // TakeBackgroundProblem, which any thread may call at any time: one thread
-// at a time per Store. The engine
-// serialises calls on its own store with a mutex; each connection of a
-// ReaderPool is lent to one thread at a time. Different Stores (other
+// at a time per Store. The engine serialises calls on its own store with a
+// mutex; each connection of a ReaderPool is lent to one thread at a time. Different Stores (other
 // connections, from OpenReader or OpenWriter) may be used side by side.
 #ifndef ENGRAM_SRC_STORE_STORE_H_
 #define ENGRAM_SRC_STORE_STORE_H_
