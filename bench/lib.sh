@@ -41,3 +41,18 @@ for i, line in enumerate(open(sys.argv[1])):
         break
     print(json.loads(line)["text"])' "$1" "$2"
 }
+
+# require_built NAME BUILD TARGET...: returns 1, saying what to build, when
+# a TARGET is not an executable under BUILD (at its top, or in bench/).
+require_built() {
+  local name=$1 build=$2 target path
+  shift 2
+  for target in "$@"; do
+    path=$build/$target
+    [ -x "$path" ] || path=$build/bench/$target
+    if [ ! -x "$path" ]; then
+      echo "$name: $build has no $target; build the $* targets" >&2
+      return 1
+    fi
+  done
+}

@@ -39,12 +39,7 @@ if [ ! -f "$dataset/corpus.jsonl" ]; then
   echo "load_test: $dataset/corpus.jsonl is missing; the load test needs the scifact dataset" >&2
   exit 1
 fi
-for tool in "$engram" "$client" "$build/use_lite_convert"; do
-  if [ ! -x "$tool" ]; then
-    echo "load_test: $tool is missing; build the engram, load_client and use_lite_convert targets" >&2
-    exit 1
-  fi
-done
+require_built load_test "$build" engram load_client use_lite_convert || exit 1
 
 work=$(mktemp -d)
 server_pid=""

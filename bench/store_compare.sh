@@ -35,13 +35,7 @@ if [ ! -f "$datasets/scifact/corpus.jsonl" ]; then
     "datasets (DATASETS=...)" >&2
   exit 1
 fi
-for tool in "$engram" "$client" "$build/use_lite_convert"; do
-  if [ ! -x "$tool" ]; then
-    echo "store_compare: $tool is missing; build the engram, load_client and use_lite_convert" \
-      "targets" >&2
-    exit 1
-  fi
-done
+require_built store_compare "$build" engram load_client use_lite_convert || exit 1
 
 work=$(mktemp -d)
 chmod 755 "$work"

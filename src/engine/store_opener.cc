@@ -40,8 +40,7 @@ std::string PostgresSidecarPrefix(const EngineOptions& opts) {
   return (dir / ("postgres-" + Sha256Hex(opts.store_url).substr(0, 16))).string();
 }
 
-}  // namespace
-
+// The store `opts` names, opened as every connection the engine opens to it.
 Result<std::unique_ptr<Store>> OpenStoreConnection(const EngineOptions& opts) {
   if (!opts.store_url.empty()) {
     PgStoreOptions store_options;
@@ -59,6 +58,8 @@ Result<std::unique_ptr<Store>> OpenStoreConnection(const EngineOptions& opts) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(store_options));
   return std::unique_ptr<Store>(std::move(store));
 }
+
+}  // namespace
 
 Result<std::unique_ptr<Store>> OpenEngineStore(const EngineOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenStoreConnection(options));

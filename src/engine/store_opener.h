@@ -15,11 +15,9 @@
 namespace engram {
 
 // A connection to the store `options` names, as every connection the
-// engine opens to it.
-Result<std::unique_ptr<Store>> OpenStoreConnection(const EngineOptions& options);
-
-// The same, with its full-text indexes rebuilt first when this build's
-// analyzer is not the one that made them: what Engine::Open uses.
+// engine opens to it, with its full-text indexes rebuilt first when this
+// build's analyzer is not the one that made them: what Engine::Open and
+// MigrateStore use.
 Result<std::unique_ptr<Store>> OpenEngineStore(const EngineOptions& options);
 
 }  // namespace engram

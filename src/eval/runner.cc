@@ -86,11 +86,18 @@ std::vector<std::string> ScopesOf(const BeirDataset& dataset) {
   return {scopes.begin(), scopes.end()};
 }
 
-// Forgets every fact of `scopes` from the engine it is given: what an
-// evaluation wrote into a shared store goes when the evaluation does.
+// Forgets every fact of `scopes` from `engine` when it goes (when
+// `engine` is set): what an evaluation wrote into a shared store goes when
+// the evaluation does, however it ends. Declared after the engine, so it
+// goes first.
 struct ScopesRemovedAtEnd {
+  Engine* engine = nullptr;
   std::vector<std::string> scopes;
-  void operator()(Engine* engine) const {
+  ScopesRemovedAtEnd() = default;
+  ScopesRemovedAtEnd(const ScopesRemovedAtEnd&) = delete;
+  ScopesRemovedAtEnd& operator=(const ScopesRemovedAtEnd&) = delete;
+  ~ScopesRemovedAtEnd() {
+    if (engine == nullptr) return;
     for (const std::string& scope : scopes) {
       ForgetRequest request;
       request.scope = scope;
@@ -127,7 +134,7 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(engine_options));
   // A shared (PostgreSQL) store is evaluated in only when empty, and the
   // scopes written are removed again at the end, however it ends.
-  std::unique_ptr<Engine, ScopesRemovedAtEnd> cleanup;
+  ScopesRemovedAtEnd cleanup;
   if (!engine_options.store_url.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(const StoreStats stats, engine->Stats());
     if (stats.facts > 0) {
@@ -136,8 +143,8 @@ Result<EvalReport> RunEvaluation(const std::string& dataset_dir, const EvalOptio
                                 " facts; evaluate into an empty database, so that no memory "
                                 "is mixed into the figures or changed by them");
     }
-    cleanup = std::unique_ptr<Engine, ScopesRemovedAtEnd>(engine.get(),
-                                                          ScopesRemovedAtEnd{ScopesOf(dataset)});
+    cleanup.engine = engine.get();
+    cleanup.scopes = ScopesOf(dataset);
   }
 
   // Index the corpus as a user's agent would write it: one fact at a time,

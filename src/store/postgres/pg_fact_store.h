@@ -22,10 +22,10 @@
 
 namespace engram {
 
-class PgFactStore final : public FactStore {
+class PgFactStore final : public FactStore, private PgPart {
  public:
   // Works on `session`\'s connection.
-  explicit PgFactStore(PgSession* session) : session_(session) {}
+  explicit PgFactStore(PgSession* session) : PgPart(session) {}
 
   Result<int64_t> Insert(const FactRow& row) override;
   Status UpdateDescription(int64_t rowid, const Fact& fact) override;
@@ -64,16 +64,11 @@ class PgFactStore final : public FactStore {
   Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
 
  private:
-  PgConnection& db() const {
-    return session_->Connection();
-  }  // NOLINT(readability-identifier-naming)
   // Runs `query`, which finds facts by their terms, with the planner told
   // to use the GIN index on them.
   Result<PgResult> RunOnTheTermIndex(const PgQuery& query);
   // The facts `query` (selecting kFactColumns) returns, in order.
   Result<std::vector<StoredFact>> ReadFacts(const PgQuery& query) const;
-
-  PgSession* session_;
 };
 
 // Appends to `query` the condition (" AND ...", or nothing when everything

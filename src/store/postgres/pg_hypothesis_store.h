@@ -17,23 +17,16 @@
 
 namespace engram {
 
-class PgHypothesisStore final : public HypothesisStore {
+class PgHypothesisStore final : public HypothesisStore, private PgPart {
  public:
   // Works on `session`\'s connection.
-  explicit PgHypothesisStore(PgSession* session) : session_(session) {}
+  explicit PgHypothesisStore(PgSession* session) : PgPart(session) {}
 
   Result<std::optional<std::string>> Get(const HypothesisKey& key) override;
   Status Put(const HypothesisKey& key, const std::string& hypothesis, Timestamp now) override;
   Result<int64_t> Count() override;
   Status ForEach(const std::function<void(const HypothesisKey&, const std::string&, Timestamp)>&
                      sink) override;
-
- private:
-  PgConnection& db() const {
-    return session_->Connection();
-  }  // NOLINT(readability-identifier-naming)
-
-  PgSession* session_;
 };
 
 }  // namespace engram

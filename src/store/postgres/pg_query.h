@@ -30,11 +30,6 @@ class PgQuery {
   }
   // Adds `param` and returns its placeholder ("$3").
   std::string Param(PgParam param);
-  // Adds `param` and appends its placeholder.
-  PgQuery& Append(PgParam param) {
-    sql_ += Param(std::move(param));
-    return *this;
-  }
 
   // Runs the statement on `db`.
   Result<PgResult> Run(PgConnection& db) const { return db.Query(sql_, params_); }

@@ -41,6 +41,20 @@ class PgSession {
   bool in_transaction_ = false;
 };
 
+// What each part of a PgStore (its FactStore, VectorStore, ...) holds:
+// the session its statements run on.
+class PgPart {
+ protected:
+  explicit PgPart(PgSession* session) : session_(session) {}
+  // The session's connection (PgSession::Connection).
+  PgConnection& db() const {  // NOLINT(readability-identifier-naming): accessor
+    return session_->Connection();
+  }
+
+ private:
+  PgSession* session_;
+};
+
 }  // namespace engram
 
 #endif  // ENGRAM_SRC_STORE_POSTGRES_PG_SESSION_H_

@@ -20,10 +20,10 @@
 
 namespace engram {
 
-class PgVectorStore final : public VectorStore {
+class PgVectorStore final : public VectorStore, private PgPart {
  public:
   // Works on `session`\'s connection.
-  explicit PgVectorStore(PgSession* session) : session_(session) {}
+  explicit PgVectorStore(PgSession* session) : PgPart(session) {}
 
   Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now) override;
   Result<int64_t> FindSpace(const EmbeddingSpace& space) override;
@@ -46,13 +46,6 @@ class PgVectorStore final : public VectorStore {
   Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit) override;
   Result<int64_t> CountMissing(int64_t space_id) override;
   Result<int64_t> PruneOtherSpaces(int64_t keep_space_id) override;
-
- private:
-  PgConnection& db() const {
-    return session_->Connection();
-  }  // NOLINT(readability-identifier-naming)
-
-  PgSession* session_;
 };
 
 }  // namespace engram

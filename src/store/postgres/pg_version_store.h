@@ -16,21 +16,14 @@
 
 namespace engram {
 
-class PgVersionStore final : public VersionStore {
+class PgVersionStore final : public VersionStore, private PgPart {
  public:
   // Works on `session`\'s connection.
-  explicit PgVersionStore(PgSession* session) : session_(session) {}
+  explicit PgVersionStore(PgSession* session) : PgPart(session) {}
 
   Status Put(const VersionLink& link) override;
   Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
-
- private:
-  PgConnection& db() const {
-    return session_->Connection();
-  }  // NOLINT(readability-identifier-naming)
-
-  PgSession* session_;
 };
 
 }  // namespace engram

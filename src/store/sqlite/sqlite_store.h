@@ -76,10 +76,6 @@ class SqliteStore final : public Store {
   std::string SidecarPrefix() const override { return db_->path(); }
   SqliteDb* sqlite() override { return db_.get(); }
 
-  // The checkpointer of this store's writing connections; null when it
-  // cannot write.
-  WalCheckpointer* checkpointer() const { return checkpointer_.get(); }  // NOLINT: accessor
-
  private:
   SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpointer> checkpointer,
               std::unique_ptr<SqliteDb> db);

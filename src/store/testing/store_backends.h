@@ -66,7 +66,6 @@ class StoreForTest {
   StoreForTest& operator=(const StoreForTest&) = delete;
 
   Store& store() const { return *store_; }  // NOLINT(readability-identifier-naming): accessor
-  const StorePlace& place() const { return *place_; }  // NOLINT(readability-identifier-naming)
 
  private:
   StoreForTest(std::unique_ptr<StorePlace> place, std::unique_ptr<Store> store)
