@@ -309,10 +309,12 @@ TEST(ConfigTest, CredentialsInAUrlAreUsedButNeverShown) {
   auto c = ResolveConfig(
       FakeEnv({{"HOME", "/h"},
                {"ENGRAM_EMBED_BASE_URL", "https://alice:pw-5e6f7a@embed.example/v1?key=k-1a2b"},
-               {"ENGRAM_LLM_BASE_URL", "http://127.0.0.1:11434"}}),
+               {"ENGRAM_LLM_BASE_URL", "http://127.0.0.1:11434"},
+               {"ENGRAM_STORE_URL", "postgresql://engram:pw-5e6f7a@db.internal/memory"}}),
       {});
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->embedder.remote.base_url, "https://alice:pw-5e6f7a@embed.example/v1?key=k-1a2b");
+  EXPECT_EQ(c->engine.store_url, "postgresql://engram:pw-5e6f7a@db.internal/memory");
   std::map<std::string, std::string> shown;
   for (const auto& e : c->entries) {
     EXPECT_EQ(e.value.find("pw-5e6f7a"), std::string::npos) << e.key;
@@ -321,6 +323,7 @@ TEST(ConfigTest, CredentialsInAUrlAreUsedButNeverShown) {
   }
   EXPECT_EQ(shown["embed.base_url"], "https://embed.example/v1 (credentials hidden)");
   EXPECT_EQ(shown["llm.base_url"], "http://127.0.0.1:11434") << "nothing to hide";
+  EXPECT_EQ(shown["store.url"], "postgresql://db.internal/memory (credentials hidden)");
 }
 
 }  // namespace

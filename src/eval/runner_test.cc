@@ -2,6 +2,8 @@
 
 #include "engram/eval.h"
 #include "src/eval/trec_run.h"
+#include "src/store/testing/store_backends.h"
+#include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
 namespace engram {
@@ -126,6 +128,41 @@ TEST(EvalRunnerTest, ForeignQueriesAreAskedInEveryScopeAndEmptySearchesCounted) 
   auto plain = RunEvaluation(dir.path().string(), options);
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->modes[0].foreign.has_value());
+}
+
+// Into a PostgreSQL store, an evaluation ranks as on SQLite, writes only
+// into a database that holds no fact, and leaves it holding none.
+TEST(EvalRunnerTest, APostgresStoreRanksAsSqliteAndIsLeftAsItWas) {
+  TempDir dir;
+  WriteDataset(dir);
+  EvalOptions options;
+  options.modes = {FusionMode::kLexical, FusionMode::kBlended};
+  auto on_sqlite = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(on_sqlite.ok()) << on_sqlite.status().ToString();
+  auto place = testing::StorePlace::Create(testing::Backend::kPostgres);
+  ASSERT_TRUE(place.ok()) << place.status().ToString();
+  (*place)->Apply(&options.engine);
+  auto on_postgres = RunEvaluation(dir.path().string(), options);
+  ASSERT_TRUE(on_postgres.ok()) << on_postgres.status().ToString();
+  ASSERT_EQ(on_postgres->modes.size(), on_sqlite->modes.size());
+  for (size_t m = 0; m < on_sqlite->modes.size(); ++m) {
+    EXPECT_EQ(on_postgres->modes[m].per_query, on_sqlite->modes[m].per_query) << m;
+  }
+  auto store = (*place)->OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->facts().CountFacts()->facts, 0) << "the evaluation's scopes are gone";
+
+  ASSERT_TRUE((*store)
+                  ->Transact([&] {
+                    return (*store)->facts().Insert(testing::FactRowForTest("a memory")).status();
+                  })
+                  .ok());
+  auto refused = RunEvaluation(dir.path().string(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("holds 1 facts"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ((*store)->facts().CountFacts()->facts, 1);
 }
 
 TEST(EvalRunnerTest, MissingDatasetIsAClearError) {
