@@ -206,8 +206,7 @@ class Bench {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
     Status synced = f.store->ReadTransact([&]() -> Status {
-      ENGRAM_ASSIGN_OR_RETURN(const int64_t version, f.store->DataVersion());
-      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, version, &warnings);
+      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, &warnings);
     });
     if (!synced.ok()) return Fail("sync", synced);
     const double sync_ms = MsSince(start);

@@ -740,6 +740,52 @@ TEST_P(SemanticConcurrencyTest, SearchesRunBesideWritesAndSeeWholeFacts) {
   }
 }
 
+// Servers sharing one store: two engines write the same scope at once
+// while a third searches it throughout. The third keeps its vector cache
+// in step by label, so it must end with every vector that was committed,
+// whatever order the writers' transactions drew and committed their labels
+// in, and without any that was forgotten.
+TEST_P(SemanticTest, AThirdEngineSeesEveryVectorTwoOthersWroteAtOnce) {
+  VectorOptions vector;
+  vector.top_k = 1000;
+  vector.min_cosine = -1;
+  const auto embedder = std::make_shared<HashEmbedder>(64);
+  auto reader = Open(embedder, vector);
+  const std::string before = Add(*reader, "a fact before the writers");
+  std::vector<std::unique_ptr<Engine>> writers;
+  writers.push_back(Open(embedder, vector));
+  writers.push_back(Open(embedder, vector));
+  constexpr int kPerWriter = 60;
+  std::atomic<int> writing{2};
+  std::vector<std::vector<std::string>> kept(2);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kPerWriter; ++i) {
+        const std::string id = Add(*writers[static_cast<size_t>(w)],
+                                   "writer " + std::to_string(w) + " fact " + std::to_string(i));
+        if (i % 3 != 2) {
+          kept[static_cast<size_t>(w)].push_back(id);
+          continue;
+        }
+        ForgetRequest forget;
+        forget.ids = {id};
+        EXPECT_TRUE(writers[static_cast<size_t>(w)]->Forget(forget).ok());
+      }
+      --writing;
+    });
+  }
+  while (writing.load() > 0) Search(*reader, "writer fact", FusionMode::kSemantic, 5);
+  for (auto& t : threads) t.join();
+
+  std::set<std::string> expected = {before};
+  for (const auto& ids : kept) expected.insert(ids.begin(), ids.end());
+  const SearchResponse all = Search(*reader, "writer fact", FusionMode::kSemantic, 1000);
+  std::set<std::string> found;
+  for (const SearchHit& h : all.hits) found.insert(h.fact.id);
+  EXPECT_EQ(found, expected);
+}
+
 // Reading on pooled connections changes nothing in the results: the same
 // queries rank the same facts with the same scores with readers = 0.
 TEST_P(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {

@@ -55,8 +55,7 @@ Result<std::shared_ptr<VectorCache>> EngineImpl::SyncedCache(const EngineOptions
     ENGRAM_ASSIGN_OR_RETURN(const int64_t space_id, FindSpaceLocked(*options.embedder));
     if (space_id == 0) return Status::OK();
     cache = CacheLocked(options, space_id);
-    ENGRAM_ASSIGN_OR_RETURN(int64_t version, store_->DataVersion());
-    return cache->Sync(&store_->vectors(), scopes, version, warnings);
+    return cache->Sync(&store_->vectors(), scopes, warnings);
   });
   if (!synced.ok()) return synced;
   return cache;

@@ -87,13 +87,16 @@ Status VectorCache::SaveHnsw(const std::string& scope) {
 
 void VectorCache::MarkDirty() { dirty_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
-bool VectorCache::NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
-                            uint64_t epoch) const {
-  return std::any_of(scopes.begin(), scopes.end(), [&](const std::string& scope) {
-    const auto it = scopes_.find(scope);
-    return it == scopes_.end() || it->second.synced_epoch != epoch ||
-           it->second.synced_version != data_version || CanInsertDeferred(it->second);
-  });
+bool VectorCache::NeedsSync(const std::vector<std::string>& scopes,
+                            const std::vector<int64_t>& versions, uint64_t epoch) const {
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    const auto it = scopes_.find(scopes[i]);
+    if (it == scopes_.end() || it->second.synced_epoch != epoch ||
+        it->second.synced_version != versions[i] || CanInsertDeferred(it->second)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string VectorCache::ScopeFile(const std::string& scope, const char* extension) const {
@@ -150,13 +153,14 @@ size_t VectorCache::HnswThreshold() const {
 std::string VectorCache::Stamp(const std::string& scope) const { return space_key_ + "\n" + scope; }
 
 Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& scopes,
-                         int64_t data_version, std::vector<std::string>* warnings) {
+                         std::vector<std::string>* warnings) {
   // Read before the store is: a MarkDirty after this makes the next Sync
   // look again.
   const uint64_t epoch = dirty_epoch_.load(std::memory_order_acquire);
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<int64_t> versions, store->Versions(space_id_, scopes));
   {
     std::shared_lock read(mutex_);
-    if (!NeedsSync(scopes, data_version, epoch)) return Status::OK();
+    if (!NeedsSync(scopes, versions, epoch)) return Status::OK();
   }
   std::unique_lock write(mutex_);
   if (saver_) {
@@ -164,13 +168,13 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
       warnings->push_back("vector index not saved: " + *problem);
     }
   }
-  ENGRAM_ASSIGN_OR_RETURN(const int64_t removed, store->RemovedFrom(space_id_));
-  for (const std::string& scope : scopes) {
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    const std::string& scope = scopes[i];
     ScopeIndex& entry = scopes_[scope];
-    if (entry.synced_epoch != epoch || entry.synced_version != data_version) {
-      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, removed, &entry, warnings));
+    if (entry.synced_epoch != epoch || entry.synced_version != versions[i]) {
+      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, &entry, warnings));
       entry.synced_epoch = epoch;
-      entry.synced_version = data_version;
+      entry.synced_version = versions[i];
     }
     // Without a saver the sync writes the file itself (a one-shot process,
     // about to exit): everything is inserted first, and written once.
@@ -266,8 +270,9 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>&
   }
 }
 
-Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, int64_t removed,
-                              ScopeIndex* entry, std::vector<std::string>* warnings) {
+Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+                              std::vector<std::string>* warnings) {
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t removed, store->RemovedFrom(space_id_, scope));
   const bool only_added = entry->index && entry->removed_seen == removed;
   // Until this sync finishes, the next one reads every label again.
   entry->removed_seen = -1;

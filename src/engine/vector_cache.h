@@ -2,9 +2,10 @@
 // scope, kept in step with the store (DESIGN §6).
 //
 // A scope is loaded on first use and re-synchronised by label whenever the
-// store may have changed: after this engine wrote (MarkDirty), or when
-// SQLite's data_version says another connection committed. When no vector
-// of the space was removed since the scope's last sync
+// store may have changed: after this engine wrote (MarkDirty), or when the
+// store's version of the scope moved (VectorStore::Versions: another
+// connection, process or server wrote). When no vector of the scope was
+// removed since its last sync
 // (VectorStore::RemovedFrom holds still), a sync reads only the labels above
 // the largest it has seen and loads their vectors: work in proportion to
 // what was added, not to the scope. Otherwise it reads the scope's (vector
@@ -115,13 +116,14 @@ class VectorCache {
   // Next Sync re-reads every loaded scope (this engine wrote).
   void MarkDirty();
 
-  // Brings the indexes of `scopes` in step with `store`; `data_version` is
-  // SQLite's PRAGMA data_version read in the same transaction. Warnings (an
-  // index file that could not be read or saved) are appended to `warnings`;
-  // the search goes on with a rebuilt or unsaved index. When there is
-  // nothing to do it returns at once; otherwise it waits until no View is
-  // held, so Views see the indexes either before or after, never midway.
-  Status Sync(VectorStore* store, const std::vector<std::string>& scopes, int64_t data_version,
+  // Brings the indexes of `scopes` in step with `store`, read in one
+  // snapshot (the caller's read transaction). Warnings (an index file that
+  // could not be read or saved) are appended to `warnings`; the search goes
+  // on with a rebuilt or unsaved index. When there is nothing to do (no
+  // MarkDirty and every scope's VectorStore::Versions as at its last sync)
+  // it returns at once; otherwise it waits until no View is held, so Views
+  // see the indexes either before or after, never midway.
+  Status Sync(VectorStore* store, const std::vector<std::string>& scopes,
               std::vector<std::string>* warnings);
 
   // A read-only hold on the indexes: every call through one View sees the
@@ -170,7 +172,7 @@ class VectorCache {
     // Labels added or removed since the flat snapshot on disk was written
     // or read; SIZE_MAX when there is none.
     size_t since_snapshot = SIZE_MAX;
-    // The largest label of the scope read from the store, and the space's
+    // The largest label of the scope read from the store, and its
     // VectorStore::RemovedFrom count when the labels were last all read;
     // -1 when they must be (never read, or a sync that did not finish).
     int64_t last_label = 0;
@@ -184,8 +186,8 @@ class VectorCache {
     std::string why;
   };
 
-  // Brings one scope in step; `removed` is the space's RemovedFrom count.
-  Status SyncScope(VectorStore* store, const std::string& scope, int64_t removed, ScopeIndex* entry,
+  // Brings one scope in step.
+  Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
                    std::vector<std::string>* warnings);
   // The whole sync: every label of the scope read and compared.
   Status SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
@@ -219,9 +221,10 @@ class VectorCache {
   // Inserts the scope's deferred vectors for at most `budget` (at least
   // one) when CanInsertDeferred; whether any went in.
   static bool InsertSomeDeferred(ScopeIndex* entry, std::chrono::steady_clock::duration budget);
-  // True when some scope of `scopes` is not in step or has deferred
-  // vectors to insert; caller holds mutex_.
-  bool NeedsSync(const std::vector<std::string>& scopes, int64_t data_version,
+  // True when some scope of `scopes` is not in step (versions[i] is the
+  // store's version of scopes[i]) or has deferred vectors to insert;
+  // caller holds mutex_.
+  bool NeedsSync(const std::vector<std::string>& scopes, const std::vector<int64_t>& versions,
                  uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);

@@ -104,8 +104,7 @@ class VectorCacheTest : public ::testing::Test {
 
   static Status Sync(Fresh& f, std::vector<std::string>* warnings) {
     return f.store->ReadTransact([&]() -> Status {
-      ENGRAM_ASSIGN_OR_RETURN(const int64_t version, f.store->DataVersion());
-      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, version, warnings);
+      return f.cache->Sync(f.vectors, {std::string(kDefaultScope)}, warnings);
     });
   }
 

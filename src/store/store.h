@@ -67,11 +67,6 @@ class Store {
   virtual Result<std::string> GetMeta(const std::string& key) = 0;
   virtual Status SetMeta(const std::string& key, const std::string& value) = 0;
 
-  // A number that differs from the one this connection last returned
-  // whenever a write was committed since, by any connection or process; a
-  // cache built from the store is current while it holds still.
-  virtual Result<int64_t> DataVersion() = 0;
-
   // The backend's own consistency checks (the SQLite file's integrity, the
   // structure of its full-text indexes): each problem found, in words, is
   // appended to `problems`, and each check it could not run, with why, to

@@ -73,15 +73,26 @@ class VectorStore {
                            std::span<const float> vector) = 0;
 
   // The labels of the vectors of `scope` in the space whose vector id is
-  // above `after` (0: every one), by vector id. Vector ids only grow
-  // and are never reused, so with `after` the largest id a reader has seen, the
+  // above `after` (0: every one), by vector id. Vector ids only grow, are
+  // never reused, and within a scope commit in the order they were given
+  // (SQLite has one writer at a time; PostgreSQL draws them under the
+  // scope's lock), so with `after` the largest id a reader has seen, the
   // result is what was added since, in time in proportion to it.
   virtual Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
                                               int64_t after) = 0;
-  // How many vectors were ever deleted from the space, counted by the
-  // schema's trigger on every path (a fact deleted, a vector replaced,
-  // pruned or deleted). While it holds still, a scope's vectors only grow.
-  virtual Result<int64_t> RemovedFrom(int64_t space_id) = 0;
+  // For each of `scopes`, a number that changes whenever a vector of the
+  // scope in the space is added or removed by any connection (0 for a
+  // scope never written); it may change more often. A reader whose number
+  // for a scope is unchanged has nothing to read again. SQLite gives its
+  // data_version (any commit by another connection); PostgreSQL, the
+  // scope's vectors added plus removed.
+  virtual Result<std::vector<int64_t>> Versions(int64_t space_id,
+                                                const std::vector<std::string>& scopes) = 0;
+  // How many vectors were ever deleted from `scope` in the space (an
+  // implementation may count the whole space), counted by the schema's
+  // triggers on every path (a fact deleted, a vector replaced, pruned or
+  // deleted). While it holds still, the scope's vectors only grow.
+  virtual Result<int64_t> RemovedFrom(int64_t space_id, const std::string& scope) = 0;
   // Calls `sink` with each blob of `vector_ids` that exists, as floats;
   // Corruption when a blob is not 1 to `max_vectors` vectors of `dimension`
   // floats.

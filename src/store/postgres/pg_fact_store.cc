@@ -226,7 +226,8 @@ Result<std::vector<std::string>> PgFactStore::MissingScopes(
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("SELECT asked.scope FROM unnest($1::text[]) WITH ORDINALITY AS asked(scope, i) "
-                 "WHERE NOT EXISTS (SELECT 1 FROM scope_stats s WHERE s.scope = asked.scope) "
+                 "WHERE NOT EXISTS (SELECT 1 FROM scope_stats s WHERE s.scope = asked.scope "
+                 "AND s.facts > 0) "
                  "ORDER BY asked.i",
                  {TextArray(ScopesOrDefault(scopes))}));
   return TextColumn(r, 0);
@@ -415,8 +416,9 @@ Result<FactStore::Counts> PgFactStore::CountFacts() {
   Counts stats;
   stats.location = db().ShownUrl();
   stats.schema_version = kPgSchemaVersion;
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
-                          db().Query("SELECT scope, facts FROM scope_stats ORDER BY scope"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      const PgResult r,
+      db().Query("SELECT scope, facts FROM scope_stats WHERE facts > 0 ORDER BY scope"));
   for (int i = 0; i < r.Rows(); ++i) {
     ENGRAM_ASSIGN_OR_RETURN(const int64_t facts, r.Int(i, 1));
     stats.scopes.emplace_back(std::string(r.Text(i, 0)), facts);

@@ -1,10 +1,13 @@
 #include "src/store/postgres/pg_schema.h"
 
+#include <iterator>
 #include <string>
 
 namespace engram {
 namespace {
 
+// Version 1: the tables, their indexes and the triggers that keep the
+// BM25 totals and the removal counts.
 constexpr char kSchemaV1[] = R"sql(
 CREATE TABLE engram_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE SEQUENCE fact_labels;
@@ -142,6 +145,72 @@ CREATE FUNCTION engram_metadata_text(doc text, key text) RETURNS text
 $$;
 )sql";
 
+// Version 2: vectors labelled in commit order within a scope, and change
+// counts per scope instead of per space.
+//
+// A vector's label is drawn after its scope's row of scope_stats is
+// locked, and that lock is held to COMMIT, so the writers of one scope
+// draw labels one at a time: a snapshot that holds a label of a scope holds
+// every smaller label of that scope that will ever commit, and a reader
+// that has seen the labels up to L misses nothing by reading those above L
+// next (VectorStore::Refs). (Drawn from the column's default, a label
+// came before the lock: a writer could draw 10, another draw 11 and commit
+// first, and a reader that saw 11 would never look below it for 10.)
+//
+// scope_stats also counts the scope's vectors added and removed, which
+// VectorStore::Versions and RemovedFrom read: a server learns that its
+// cache of a scope is stale from one row, and a removal in one tenant no
+// longer updates a row every tenant's removals share. A scope's row now
+// stays when its last fact goes, so its counts never go back.
+constexpr char kSchemaV2[] = R"sql(
+ALTER TABLE scope_stats ADD COLUMN vectors_added bigint NOT NULL DEFAULT 0,
+  ADD COLUMN vectors_removed bigint NOT NULL DEFAULT 0;
+UPDATE scope_stats s SET vectors_added = v.count
+  FROM (SELECT scope, count(*) AS count FROM fact_vectors GROUP BY scope) v
+  WHERE v.scope = s.scope;
+
+CREATE OR REPLACE FUNCTION engram_count_fact() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE scope_stats SET facts = facts - 1,
+      content_terms = content_terms - OLD.content_terms,
+      tags_terms = tags_terms - OLD.tags_terms,
+      portuguese_facts = portuguese_facts - OLD.portuguese::integer
+    WHERE scope = OLD.scope;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO scope_stats AS s (scope, facts, content_terms, tags_terms, portuguese_facts)
+      VALUES (NEW.scope, 1, NEW.content_terms, NEW.tags_terms, NEW.portuguese::integer)
+    ON CONFLICT (scope) DO UPDATE SET facts = s.facts + 1,
+      content_terms = s.content_terms + excluded.content_terms,
+      tags_terms = s.tags_terms + excluded.tags_terms,
+      portuguese_facts = s.portuguese_facts + excluded.portuguese_facts;
+  END IF;
+  RETURN NULL;
+END $$;
+
+ALTER TABLE fact_vectors ALTER COLUMN label DROP DEFAULT;
+CREATE FUNCTION engram_label_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE scope_stats SET vectors_added = vectors_added + 1 WHERE scope = NEW.scope;
+  NEW.label := nextval('vector_labels');
+  RETURN NEW;
+END $$;
+CREATE TRIGGER fact_vectors_label BEFORE INSERT ON fact_vectors
+  FOR EACH ROW EXECUTE FUNCTION engram_label_vector();
+
+CREATE OR REPLACE FUNCTION engram_count_removed_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE scope_stats SET vectors_removed = vectors_removed + 1 WHERE scope = OLD.scope;
+  RETURN NULL;
+END $$;
+ALTER TABLE embedding_spaces DROP COLUMN vectors_removed;
+)sql";
+
+// kMigrations[v] takes a database from version v to v + 1 (0: empty).
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
+static_assert(std::size(kMigrations) == kPgSchemaVersion);
+
 // The version recorded in `db`, 0 when it has no schema.
 Result<int> RecordedVersion(PgConnection& db) {
   ENGRAM_ASSIGN_OR_RETURN(PgResult table, db.Query("SELECT to_regclass('engram_meta') IS NULL"));
@@ -158,7 +227,7 @@ Result<int> RecordedVersion(PgConnection& db) {
 }
 
 // The schema checked and, when missing, created; the caller's transaction.
-Result<int> EnsureLocked(PgConnection& db) {
+Result<int> EnsureLocked(PgConnection& db, int target) {
   ENGRAM_RETURN_IF_ERROR(
       db.Query("SELECT pg_advisory_xact_lock($1)", {PgParam::Int(kPgSchemaLock)}).status());
   ENGRAM_ASSIGN_OR_RETURN(const int found, RecordedVersion(db));
@@ -167,21 +236,23 @@ Result<int> EnsureLocked(PgConnection& db) {
                         std::to_string(found) + ", newer than this build's " +
                         std::to_string(kPgSchemaVersion) + ": upgrade engram to use it");
   }
-  if (found == 0) {
-    ENGRAM_RETURN_IF_ERROR(db.Exec(kSchemaV1));
-    ENGRAM_RETURN_IF_ERROR(
-        db.Query("INSERT INTO engram_meta (key, value) VALUES ($1, $2)",
-                 {PgParam::Text("schema_version"), PgParam::Int(kPgSchemaVersion)})
-            .status());
-  }
+  if (found >= target) return found;
+  for (int v = found; v < target; ++v) ENGRAM_RETURN_IF_ERROR(db.Exec(kMigrations[v]));
+  ENGRAM_RETURN_IF_ERROR(db.Query("INSERT INTO engram_meta (key, value) VALUES ($1, $2) "
+                                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                                  {PgParam::Text("schema_version"), PgParam::Int(target)})
+                             .status());
   return found;
 }
 
 }  // namespace
 
-Result<int> EnsurePgSchema(PgConnection& db) {
+Result<int> EnsurePgSchema(PgConnection& db, int target) {
+  if (target < 1 || target > kPgSchemaVersion) {
+    return InvalidArgument("store: postgres: no schema version " + std::to_string(target));
+  }
   ENGRAM_RETURN_IF_ERROR(db.Exec("BEGIN"));
-  Result<int> found = EnsureLocked(db);
+  Result<int> found = EnsureLocked(db, target);
   const Status ended = db.Exec(found.ok() ? "COMMIT" : "ROLLBACK");
   if (!found.ok()) return found.status();
   ENGRAM_RETURN_IF_ERROR(ended);

@@ -18,6 +18,11 @@
 // Labels (a fact's `label`, a vector's `label`) come from store-wide
 // sequences and are never reused, as SQLite's AUTOINCREMENT rowids are not:
 // a process that keeps vectors in memory tells new ones from old by label.
+// Within a scope, vector labels are drawn in commit order (under the
+// scope's row lock in scope_stats, since version 2), so a reader that has
+// seen a scope's labels up to L finds all it has not seen above L;
+// scope_stats also counts each scope's vectors added and removed, the
+// change marks the servers sharing the database poll (VectorStore::Versions).
 //
 // The full-text index is engram's own analyser output, not PostgreSQL's:
 // `terms` holds a fact's distinct index forms (content and tags, with the
@@ -41,20 +46,21 @@
 namespace engram {
 
 // The version this build writes.
-inline constexpr int kPgSchemaVersion = 1;
+inline constexpr int kPgSchemaVersion = 2;
 
 // The transaction-level advisory lock EnsurePgSchema holds while it checks
 // and makes the schema; anything else that changes the schema takes it too.
 // The bytes of "engram" as a number.
 inline constexpr int64_t kPgSchemaLock = 0x656e6772616d;
 
-// Creates the schema in the connection's database when it has none, in one
-// transaction, under an advisory lock so that servers starting together
-// create it once. Returns the version found before (0: none). A database
-// whose version is newer than kPgSchemaVersion is NotSupported, naming both
-// versions: this build cannot read it safely. The server's errors as
-// PgConnection gives them.
-Result<int> EnsurePgSchema(PgConnection& db);
+// Creates the schema in the connection's database when it has none, or
+// migrates an older one to `target` (kPgSchemaVersion; tests ask for older
+// versions to migrate them), in one transaction, under an advisory lock so
+// that servers starting together do it once. Returns the version found
+// before (0: none). A database whose version is newer than kPgSchemaVersion
+// is NotSupported, naming both versions: this build cannot read it safely.
+// The server's errors as PgConnection gives them.
+Result<int> EnsurePgSchema(PgConnection& db, int target = kPgSchemaVersion);
 
 }  // namespace engram
 

@@ -75,27 +75,20 @@ Status PgStore::SetMeta(const std::string& key, const std::string& value) {
       .status();
 }
 
-Result<int64_t> PgStore::DataVersion() {
-  // The snapshot's bounds and the transactions in progress in it: a
-  // transaction that commits after one snapshot leaves the list or moves
-  // the bounds of every later one.
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
-                          session_.Connection().Query("SELECT pg_current_snapshot()::text"));
-  return static_cast<int64_t>(std::hash<std::string_view>()(r.Text(0, 0)));
-}
-
 Status PgStore::CheckIntegrity(std::vector<std::string>* problems,
                                std::vector<std::string>* /*skipped*/) {
-  // The totals BM25 reads against the facts they count.
+  // The totals BM25 reads against the facts they count (a scope whose
+  // facts all went keeps a row of zeros, for its vector counts).
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       session_.Connection().Query(
           "SELECT coalesce(s.scope, t.scope) FROM scope_stats s FULL JOIN (SELECT scope, "
           "count(*) AS facts, sum(content_terms) AS content_terms, sum(tags_terms) AS "
           "tags_terms, sum(portuguese::integer) AS portuguese_facts FROM facts GROUP BY "
-          "scope) t USING (scope) WHERE (s.facts, s.content_terms, s.tags_terms, "
-          "s.portuguese_facts) IS DISTINCT FROM (t.facts, t.content_terms, t.tags_terms, "
-          "t.portuguese_facts) ORDER BY 1"));
+          "scope) t USING (scope) WHERE (coalesce(s.facts, 0), coalesce(s.content_terms, 0), "
+          "coalesce(s.tags_terms, 0), coalesce(s.portuguese_facts, 0)) IS DISTINCT FROM "
+          "(coalesce(t.facts, 0), coalesce(t.content_terms, 0), coalesce(t.tags_terms, 0), "
+          "coalesce(t.portuguese_facts, 0)) ORDER BY 1"));
   for (int i = 0; i < r.Rows(); ++i) {
     problems->push_back("scope_stats: the totals of scope '" + std::string(r.Text(i, 0)) +
                         "' do not match its facts");

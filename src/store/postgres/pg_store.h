@@ -60,11 +60,6 @@ class PgStore final : public Store {
 
   Result<std::string> GetMeta(const std::string& key) override;
   Status SetMeta(const std::string& key, const std::string& value) override;
-  // A hash of the transaction's snapshot (pg_current_snapshot()): a commit
-  // by anyone after one snapshot changes every later one. It also moves
-  // with commits that change nothing engram keeps; a cache only syncs more
-  // often for it.
-  Result<int64_t> DataVersion() override;
   // The per-scope totals against the facts (PostgreSQL keeps its own
   // indexes whole).
   Status CheckIntegrity(std::vector<std::string>* problems,

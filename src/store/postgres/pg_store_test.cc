@@ -1,10 +1,21 @@
 // What only the PostgreSQL store does: a connection the server dropped is
 // made again by the next statement outside a transaction, while a
-// transaction that lost its connection fails and leaves nothing. (What
-// every backend does: src/store/fact_store_test.cc and the engine's tests.)
+// transaction that lost its connection fails and leaves nothing; writers of
+// one scope on several connections commit vector labels in the order they
+// drew them; each scope's vector version moves with its own writes only;
+// and a database of schema version 1 is migrated. (What every backend
+// does: src/store/fact_store_test.cc and the engine's tests.)
 #include "src/store/postgres/pg_store.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "src/store/postgres/pg_schema.h"
 
 #include "src/store/postgres/testing/pg_database_test.h"
 #include "tests/store_for_test.h"
@@ -36,6 +47,58 @@ class PgStoreTest : public testing::PgDatabaseTest {
         [&] { return store_->facts().Insert(testing::FactRowForTest(content)).status(); });
   }
 
+  std::unique_ptr<PgStore> OpenAnother() const {
+    PgStoreOptions options;
+    options.url = database_->Url();
+    auto store = PgStore::Open(options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(*store) : nullptr;
+  }
+  // Inserts a fact of `scope` with `content`; its label.
+  int64_t PutFact(const std::string& content, const std::string& scope = "default") {
+    int64_t label = 0;
+    const Status put = store_->Transact([&]() -> Status {
+      ENGRAM_ASSIGN_OR_RETURN(label,
+                              store_->facts().Insert(testing::FactRowForTest(content, scope)));
+      return Status::OK();
+    });
+    EXPECT_TRUE(put.ok()) << put.ToString();
+    return label;
+  }
+  int64_t Space() {
+    int64_t space = 0;
+    EXPECT_TRUE(
+        store_
+            ->Transact([&]() -> Status {
+              ENGRAM_ASSIGN_OR_RETURN(space, store_->vectors().EnsureSpace({"test", "x", 2}, 0));
+              return Status::OK();
+            })
+            .ok());
+    return space;
+  }
+  // Gives fact `content` (at `label`) a vector through `store`, in a
+  // transaction of its own.
+  static Status PutVector(PgStore& store, int64_t space, int64_t label,
+                          const std::string& content) {
+    const std::vector<float> v = {1.0f, 0.0f};
+    return store.Transact(
+        [&]() -> Status { return store.vectors().Put(space, label, FactId(content), v).status(); });
+  }
+  // The vector labels of `scope` that a new snapshot sees, by label.
+  std::vector<int64_t> VisibleLabels(const std::string& scope = "default") {
+    auto r = db_->Query("SELECT label FROM fact_vectors WHERE scope = $1 ORDER BY label",
+                        {PgParam::Text(scope)});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<int64_t> labels;
+    for (int i = 0; r.ok() && i < r->Rows(); ++i) labels.push_back(*r->Int(i, 0));
+    return labels;
+  }
+  int64_t VersionOf(PgStore& store, int64_t space, const std::string& scope) {
+    auto versions = store.vectors().Versions(space, {scope});
+    EXPECT_TRUE(versions.ok()) << versions.status().ToString();
+    return versions.ok() ? versions->front() : -1;
+  }
+
   std::unique_ptr<PgStore> store_;
 };
 
@@ -62,6 +125,125 @@ TEST_F(PgStoreTest, ATransactionThatLosesItsConnectionFailsAndWritesNothing) {
   const auto counts = store_->facts().CountFacts();
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->facts, 1);
+}
+
+// A reader that has seen a scope's labels up to L reads only those above L
+// next (VectorCache's incremental sync). That holds only if no label of
+// the scope commits after a larger one: here the first writer draws a
+// label and holds its transaction open, and the second writer of the same
+// scope must wait for it rather than draw a larger label and commit first.
+TEST_F(PgStoreTest, WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem) {
+  const int64_t first_fact = PutFact("held open");
+  const int64_t second_fact = PutFact("committed second");
+  const int64_t space = Space();
+  std::unique_ptr<PgStore> other = OpenAnother();
+  ASSERT_NE(other, nullptr);
+
+  std::promise<void> drawn;
+  std::promise<void> release;
+  std::thread first([&] {
+    const Status held = other->Transact([&]() -> Status {
+      ENGRAM_RETURN_IF_ERROR(PutVector(*other, space, first_fact, "held open"));
+      drawn.set_value();
+      release.get_future().wait();
+      return Status::OK();
+    });
+    EXPECT_TRUE(held.ok()) << held.ToString();
+  });
+  drawn.get_future().wait();
+  std::atomic<bool> second_done{false};
+  std::thread second([&] {
+    EXPECT_TRUE(PutVector(*store_, space, second_fact, "committed second").ok());
+    second_done = true;
+  });
+  // The second writer either commits (the defect) or waits for the first's
+  // lock; whichever comes first within the deadline.
+  bool waiting = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!second_done && !waiting && std::chrono::steady_clock::now() < deadline) {
+    auto r = db_->Query(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+        "wait_event_type = 'Lock'");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    waiting = *r->Int(0, 0) > 0;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(waiting) << "the second writer of the scope did not wait for the first";
+  EXPECT_TRUE(VisibleLabels().empty());
+  release.set_value();
+  first.join();
+  second.join();
+  const std::vector<int64_t> labels = VisibleLabels();
+  ASSERT_EQ(labels.size(), 2u);
+  auto of = db_->Query("SELECT label FROM fact_vectors WHERE fact_label = $1",
+                       {PgParam::Int(first_fact)});
+  ASSERT_TRUE(of.ok());
+  EXPECT_EQ(*of->Int(0, 0), labels.front()) << "the first to commit drew the smaller label";
+}
+
+TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {
+  const int64_t mine = PutFact("in my scope", "mine");
+  const int64_t theirs = PutFact("in their scope", "theirs");
+  const int64_t space = Space();
+  std::unique_ptr<PgStore> other = OpenAnother();
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(VersionOf(*store_, space, "never written"), 0);
+  const int64_t before = VersionOf(*store_, space, "mine");
+
+  ASSERT_TRUE(PutVector(*other, space, theirs, "in their scope").ok());
+  EXPECT_EQ(VersionOf(*store_, space, "mine"), before) << "another scope's write";
+  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
+  const int64_t added = VersionOf(*store_, space, "mine");
+  EXPECT_NE(added, before);
+  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 0);
+
+  // Replacing a vector removes one and adds one; forgetting the scope's
+  // last fact removes its vector, and the version never comes back.
+  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
+  const int64_t replaced = VersionOf(*store_, space, "mine");
+  EXPECT_NE(replaced, added);
+  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 1);
+  ASSERT_TRUE(other->Transact([&] { return other->facts().DeleteRowids({mine}).status(); }).ok());
+  const int64_t forgotten = VersionOf(*store_, space, "mine");
+  EXPECT_NE(forgotten, replaced);
+  EXPECT_NE(forgotten, before);
+  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 2);
+  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "theirs"), 0);
+  // The emptied scope is listed nowhere, and the store checks out.
+  EXPECT_EQ(store_->facts().CountFacts()->scopes.size(), 1u);
+  std::vector<std::string> problems;
+  std::vector<std::string> skipped;
+  ASSERT_TRUE(store_->CheckIntegrity(&problems, &skipped).ok());
+  EXPECT_TRUE(problems.empty()) << problems.front();
+}
+
+TEST_F(PgStoreTest, ADatabaseOfSchemaVersionOneIsMigrated) {
+  store_.reset();
+  ASSERT_TRUE(db_->Exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public").ok());
+  ASSERT_TRUE(EnsurePgSchema(*db_, 1).ok());
+  ASSERT_TRUE(db_->Exec("INSERT INTO facts (scope, id, content, created_at, updated_at, "
+                        "last_accessed) VALUES ('default', 'f1', 'one', 1, 1, 1); "
+                        "INSERT INTO embedding_spaces (provider, model, dimension, created_at) "
+                        "VALUES ('test', 'x', 2, 0); "
+                        "INSERT INTO fact_vectors (scope, space_id, fact_label, vector) "
+                        "SELECT 'default', 1, label, '\\x0000803f00000000' FROM facts")
+                  .ok());
+  auto reopened = OpenAnother();
+  ASSERT_NE(reopened, nullptr);
+  store_ = std::move(reopened);
+  auto version = db_->Query("SELECT value FROM engram_meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(version->Text(0, 0), std::to_string(kPgSchemaVersion));
+  // The vector already there is counted; the next is labelled under the
+  // scope's lock, and the first's fact still has its vector.
+  auto counted = db_->Query("SELECT vectors_added, vectors_removed FROM scope_stats");
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted->Int(0, 0), 1);
+  EXPECT_EQ(*counted->Int(0, 1), 0);
+  const int64_t two = PutFact("two");
+  ASSERT_TRUE(PutVector(*store_, 1, two, "two").ok());
+  EXPECT_EQ(VisibleLabels().size(), 2u);
+  EXPECT_EQ(VersionOf(*store_, 1, "default"), 2);
 }
 
 }  // namespace

@@ -99,11 +99,21 @@ Result<std::vector<VectorRef>> PgVectorStore::Refs(int64_t space_id, const std::
   return out;
 }
 
-Result<int64_t> PgVectorStore::RemovedFrom(int64_t space_id) {
+Result<std::vector<int64_t>> PgVectorStore::Versions(int64_t /*space_id*/,
+                                                     const std::vector<std::string>& scopes) {
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
-                          db().Query("SELECT vectors_removed FROM embedding_spaces WHERE id = $1",
-                                     {PgParam::Int(space_id)}));
-  if (r.Rows() == 0) return NotFound("store: no embedding space " + std::to_string(space_id));
+                          db().Query("SELECT coalesce(s.vectors_added + s.vectors_removed, 0) FROM "
+                                     "unnest($1::text[]) WITH ORDINALITY AS asked(scope, i) "
+                                     "LEFT JOIN scope_stats s USING (scope) ORDER BY asked.i",
+                                     {TextArray(scopes)}));
+  return IntColumn(r, 0);
+}
+
+Result<int64_t> PgVectorStore::RemovedFrom(int64_t /*space_id*/, const std::string& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
+                          db().Query("SELECT vectors_removed FROM scope_stats WHERE scope = $1",
+                                     {PgParam::Text(scope)}));
+  if (r.Rows() == 0) return int64_t{0};
   return r.Int(0, 0);
 }
 

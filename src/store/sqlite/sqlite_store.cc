@@ -224,8 +224,6 @@ Status SqliteStore::SetMeta(const std::string& key, const std::string& value) {
   return s.Run();
 }
 
-Result<int64_t> SqliteStore::DataVersion() { return db_->QueryInt("PRAGMA data_version"); }
-
 Status SqliteStore::CheckIntegrity(std::vector<std::string>* problems,
                                    std::vector<std::string>* skipped) {
   {

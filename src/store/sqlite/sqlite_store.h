@@ -63,8 +63,6 @@ class SqliteStore final : public Store {
 
   Result<std::string> GetMeta(const std::string& key) override;
   Status SetMeta(const std::string& key, const std::string& value) override;
-  // PRAGMA data_version.
-  Result<int64_t> DataVersion() override;
   // PRAGMA integrity_check, the per-scope totals against the facts, and
   // FTS5's integrity-check of each full-text index (a write: skipped when
   // the file is read-only).

@@ -136,7 +136,13 @@ Result<std::vector<VectorRef>> SqliteVectorStore::Refs(int64_t space_id, const s
   return out;
 }
 
-Result<int64_t> SqliteVectorStore::RemovedFrom(int64_t space_id) {
+Result<std::vector<int64_t>> SqliteVectorStore::Versions(int64_t /*space_id*/,
+                                                         const std::vector<std::string>& scopes) {
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t version, db_->QueryInt("PRAGMA data_version"));
+  return std::vector<int64_t>(scopes.size(), version);
+}
+
+Result<int64_t> SqliteVectorStore::RemovedFrom(int64_t space_id, const std::string& /*scope*/) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT vectors_removed FROM embedding_spaces WHERE id = ?1"));
