@@ -17,8 +17,6 @@ import http.client
 import json
 import os
 import random
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,48 +24,12 @@ import tempfile
 import threading
 import time
 
+from serve_process import ServeProcess
+
 KILLS = int(os.environ.get("KILLS", "30"))
 WRITERS = int(os.environ.get("WRITERS", "4"))
 MAX_SECONDS = float(os.environ.get("MAX_SECONDS", "600"))
 SEED = int(os.environ.get("SEED", "20261202"))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, engram, port, env, log_path):
-        self.engram, self.port, self.env, self.log_path = engram, port, env, log_path
-        self.proc = None
-
-    def start(self, deadline):
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([self.engram, "serve", "--port", str(self.port)],
-                                     env=self.env, stdout=log, stderr=log)
-        while time.monotonic() < deadline:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
-                c.request("GET", "/healthz")
-                if c.getresponse().status == 200:
-                    return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                raise SystemExit(f"kill_test: the server exited with {self.proc.returncode} "
-                                 f"on start; see {self.log_path}")
-            time.sleep(0.02)
-        raise SystemExit("kill_test: the server did not come up in time")
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=60)
 
 
 def writer(index, port, stop, acked, attempts, lock):
@@ -109,8 +71,8 @@ def main():
         "models")
     env["ENGRAM_EMBED_MODELS_DIR"] = home_models
     db = os.path.join(work, "home", "memory.db")
-    port = free_port()
-    server = Server(engram, port, env, os.path.join(work, "serve.log"))
+    server = ServeProcess("kill_test: the server", engram, env, os.path.join(work, "serve.log"))
+    port = server.port
     deadline = time.monotonic() + MAX_SECONDS
     server.start(deadline)
 

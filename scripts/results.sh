@@ -4,9 +4,10 @@
 # mode, blended without the temporal signal, and a sweep of the semantic
 # weight, against the reference figures of ../shared/datasets/README.md;
 # per-category figures for locomo; version links off and by cosine alone;
-# queries of one dataset asked of another; the speed benchmarks; and 30
-# SIGKILLs of `engram serve` under concurrent adds (bench/kill_test.py). Needs
-# python3 for formatting.
+# queries of one dataset asked of another; the speed benchmarks; 30
+# SIGKILLs of `engram serve` under concurrent adds (bench/kill_test.py); and
+# three servers on one PostgreSQL under load and failures
+# (bench/cluster_load.sh). Needs python3 for formatting, and PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engram=$(realpath "${1:-./build/engram}")
@@ -96,6 +97,8 @@ echo "results: speed benchmarks" >&2
 RUNS=${RUNS:-5} bench/cli_speed.sh "$engram" > "$work/speed.json"
 echo "results: SIGKILL of engram serve under concurrent adds" >&2
 bench/kill_test.py "$(dirname "$engram")" > "$work/kill.json"
+echo "results: three servers on one PostgreSQL under load and failures" >&2
+bench/cluster_load.sh "$(dirname "$engram")" > "$work/cluster.json"
 if [ -x "$(dirname "$engram")/bench/embed_speed" ]; then
   bench/embed_speed.sh "$(dirname "$engram")" "$ENGRAM_HOME/models/use-lite-en.bin" \
     > "$work/embed_speed.md"
@@ -378,6 +381,9 @@ if os.path.exists(embed):
     print(open(embed).read())
 print("### Killed under concurrent adds (`bench/kill_test.py`)\n")
 print(open("bench/RESULTS-kill.md").read())
+print("### Three servers on one PostgreSQL, one killed, the database crashed "
+      "(`bench/cluster_load.sh`)\n")
+print(open("bench/RESULTS-cluster.md").read())
 print("## Figures from other runs\n")
 print("Every figure above comes from this one run, at the commit named at the top. The "
       "benchmarks below take too long to run here and write their own files, each naming the "
@@ -391,7 +397,10 @@ print("Every figure above comes from this one run, at the commit named at the to
       "LanceDB, Orama, usearch and SQLite FTS5 with the same vectors in "
       "`bench/RESULTS-peers.md` (`bench/peers/run.sh`), one-shot searches against "
       "`engram serve` on the same store in `bench/RESULTS-oneshot.md` (`bench/cli_speed.sh` "
-      "run on its own, at a later commit than the Speed section above), and the local "
+      "run on its own, at a later commit than the Speed section above), the SQLite and "
+      "PostgreSQL stores side by side (nDCG@10 per query on every dev dataset, CPU per "
+      "search at 10,000 facts) in `bench/RESULTS-stores.md` (`bench/store_compare.sh`), and "
+      "the local "
       "model's cosine distribution, which set its `min_cosine` default, in "
       "`bench/RESULTS-cosine.md` (`bench/cosine_distribution.sh`).")
 PY

@@ -181,20 +181,23 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& u
 
 PgConnection::~PgConnection() { api_->finish(conn_); }
 
-bool PgConnection::Lost() const { return api_->status(conn_) == CONNECTION_BAD; }
+bool PgConnection::Lost() const { return broken_ || api_->status(conn_) == CONNECTION_BAD; }
 
 Result<PgResult> PgConnection::Finish(pg_result* raw) {
   PgResult result(api_, raw);
   const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : api_->result_status(raw);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+  const char* sqlstate = raw == nullptr ? nullptr : api_->result_error_field(raw, PG_DIAG_SQLSTATE);
+  // The server's errors all carry an SQLSTATE; one without came from libpq
+  // itself: the connection failed (or, rarer, memory ran out), and the
+  // next statement goes to a new one.
+  if (sqlstate == nullptr) broken_ = true;
   if (Lost()) {
     return Unavailable("store: postgres: lost the connection to " + shown_url_ + ": " +
                        Trimmed(api_->error_message(conn_)));
   }
-  if (raw == nullptr) return IOError("store: postgres: " + Trimmed(api_->error_message(conn_)));
-  const char* sqlstate = api_->result_error_field(raw, PG_DIAG_SQLSTATE);
   const char* primary = api_->result_error_field(raw, PG_DIAG_MESSAGE_PRIMARY);
-  return ErrorStatus(sqlstate == nullptr ? "" : sqlstate,
+  return ErrorStatus(sqlstate,
                      primary != nullptr ? primary : Trimmed(api_->result_error_message(raw)));
 }
 

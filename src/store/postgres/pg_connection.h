@@ -136,7 +136,10 @@ class PgConnection {
   }
 
   // True once the connection is gone (the server closed it, or the
-  // network failed): every call then fails with Unavailable.
+  // network failed): every call then fails with Unavailable. A statement
+  // that failed without an SQLSTATE (an error of libpq's own, such as a
+  // server that closed the socket without a word, which libpq does not
+  // always mark as a bad connection) counts as one.
   bool Lost() const;
   // The URL as messages show it (UrlForMessage).
   const std::string& ShownUrl() const { return shown_url_; }
@@ -150,6 +153,7 @@ class PgConnection {
   const PqApi* api_;
   pg_conn* conn_;
   std::string shown_url_;
+  bool broken_ = false;  // a statement failed without an SQLSTATE
   // The name each prepared SQL text runs by.
   std::unordered_map<std::string, std::string> prepared_;
 };

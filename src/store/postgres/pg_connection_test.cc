@@ -3,12 +3,20 @@
 #include "src/store/postgres/pg_connection.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/store/postgres/testing/pg_database_test.h"
@@ -103,6 +111,98 @@ TEST_F(PgConnectionTest, ALostConnectionIsUnavailableAndSaysSo) {
   EXPECT_EQ(after.code(), StatusCode::kUnavailable) << after.ToString();
   EXPECT_TRUE(db_->Lost());
   EXPECT_EQ(db_->Exec("SELECT 1").code(), StatusCode::kUnavailable);
+}
+
+// Relays one client to the test cluster's socket, byte for byte, until
+// told to cut: then, at the client's next request, it closes both sides
+// without reading it or answering. The client's read fails with
+// ECONNRESET, which libpq reports as "server closed the connection
+// unexpectedly" without marking the connection bad: what a crashed server
+// or a dead network path can look like.
+class CuttingProxy {
+ public:
+  // Listens at `dir`/.s.PGSQL.5432 and relays to `server_socket`.
+  CuttingProxy(const std::string& dir, std::string server_socket)
+      : server_socket_(std::move(server_socket)) {
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    const sockaddr_un address = Address(dir + "/.s.PGSQL.5432");
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(::listen(listener_, 1), 0);
+    thread_ = std::thread([this] { Relay(); });
+  }
+  ~CuttingProxy() {
+    stop_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+  void CutAtTheNextRequest() { cut_ = true; }
+
+ private:
+  static sockaddr_un Address(const std::string& path) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    return address;
+  }
+  // Waits for `fd` to be readable for up to 50 ms.
+  static bool Readable(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 50) > 0;
+  }
+  void Relay() {
+    int client = -1;
+    while (!stop_ && client < 0) {
+      if (Readable(listener_)) client = ::accept(listener_, nullptr, nullptr);
+    }
+    if (client < 0) return;
+    const int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    const sockaddr_un address = Address(server_socket_);
+    EXPECT_EQ(::connect(server, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    char buffer[8192];
+    while (!stop_) {
+      pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
+      if (::poll(fds, 2, 50) <= 0) continue;
+      if (cut_ && (fds[0].revents & POLLIN) != 0) break;  // unread: the client gets a reset
+      bool open = true;
+      for (int i = 0; i < 2 && open; ++i) {
+        if ((fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+        const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+        open = n > 0 && ::write(fds[1 - i].fd, buffer, static_cast<size_t>(n)) == n;
+      }
+      if (!open) break;
+    }
+    ::close(client);
+    ::close(server);
+  }
+
+  std::string server_socket_;
+  int listener_ = -1;
+  std::atomic<bool> cut_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST_F(PgConnectionTest, AConnectionResetWithoutAnSqlstateIsLostAndUnavailable) {
+  // The test database's URL with its socket directory replaced by the
+  // proxy's.
+  const std::string url = database_->Url();
+  const size_t host = url.find("host=");
+  ASSERT_NE(host, std::string::npos) << "the test cluster listens on a Unix socket";
+  const size_t end = url.find('&', host);
+  const std::string cluster_dir = url.substr(host + 5, end - host - 5);
+  const auto proxy_dir = std::filesystem::path(cluster_dir) / "proxy";
+  std::filesystem::create_directories(proxy_dir);
+  CuttingProxy proxy(proxy_dir.string(), cluster_dir + "/.s.PGSQL.5432");
+  auto connection = PgConnection::Connect(url.substr(0, host + 5) + proxy_dir.string() +
+                                          (end == std::string::npos ? "" : url.substr(end)));
+  ASSERT_TRUE(connection.ok()) << connection.status().ToString();
+  ASSERT_TRUE((*connection)->Query("SELECT 1").ok());
+
+  proxy.CutAtTheNextRequest();
+  const Status cut = (*connection)->Query("SELECT 2").status();
+  EXPECT_EQ(cut.code(), StatusCode::kUnavailable) << cut.ToString();
+  EXPECT_NE(cut.message().find("lost the connection"), std::string::npos) << cut.ToString();
+  EXPECT_TRUE((*connection)->Lost());
 }
 
 TEST(PgConnectTest, AUrlOfAnotherKindIsInvalidArgumentWithoutItsPassword) {
