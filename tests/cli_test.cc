@@ -1,9 +1,16 @@
 // The engram CLI as a user runs it: commands, help, exit codes and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "src/store/sqlite/sqlite_db.h"
+#include "src/store/testing/store_backends.h"
 #include "tests/cli_runner.h"
 
 namespace engram {
@@ -57,17 +64,33 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(cli.Run({"forget"}).exit_code, 2);  // nothing to forget
 }
 
-TEST(CliTest, AddSearchShowForget) {
-  CliRunner cli;
+// The everyday commands on each store: a SQLite file in the runner's home,
+// or a PostgreSQL database of its own named by ENGRAM_STORE_URL.
+class CliStoreTest : public ::testing::TestWithParam<testing::Backend> {
+ protected:
+  void SetUp() override {
+    auto place = testing::StorePlace::Create(GetParam());
+    ASSERT_TRUE(place.ok()) << place.status().ToString();
+    place_ = std::move(*place);
+    EngineOptions where;
+    place_->Apply(&where);
+    if (!where.store_url.empty()) cli_.SetEnv("ENGRAM_STORE_URL", where.store_url);
+  }
+
+  std::unique_ptr<testing::StorePlace> place_;
+  CliRunner cli_;
+};
+
+TEST_P(CliStoreTest, AddSearchShowForget) {
   auto r =
-      cli.Run({"add", "Postgres runs on port 5433 in Docker", "--tag", "db", "--kind", "fact"});
+      cli_.Run({"add", "Postgres runs on port 5433 in Docker", "--tag", "db", "--kind", "fact"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(r.out.rfind("added ", 0), 0u) << r.out;
   const std::string id = r.out.substr(6, 24);
-  r = cli.Run({"add", "postgres RUNS on port 5433 in docker", "--tag", "ports"});
+  r = cli_.Run({"add", "postgres RUNS on port 5433 in docker", "--tag", "ports"});
   EXPECT_EQ(r.out, "merged into " + id + "\n");
 
-  r = cli.Run({"search", "which port for postgres", "--json"});
+  r = cli_.Run({"search", "which port for postgres", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["hits"].size(), 1u);
@@ -75,22 +98,56 @@ TEST(CliTest, AddSearchShowForget) {
   EXPECT_EQ(j["hits"][0]["fact"]["tags"], nlohmann::json::array({"db", "ports"}));
   EXPECT_TRUE(j["hits"][0]["signals"]["lexical"]["present"].get<bool>());
 
-  r = cli.Run({"search", "postgres", "--explain"});
+  r = cli_.Run({"search", "postgres", "--explain"});
   EXPECT_NE(r.out.find("lexical  raw"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("temporal raw"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("weight"), std::string::npos) << r.out;
 
-  r = cli.Run({"show", id.substr(0, 8)});
+  r = cli_.Run({"show", id.substr(0, 8)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("access_count:  2"), std::string::npos) << r.out;  // two searches
 
-  r = cli.Run({"forget", id.substr(0, 10)});
+  r = cli_.Run({"forget", id.substr(0, 10)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "forgot 1 fact(s)\n");
-  r = cli.Run({"show", id});
+  r = cli_.Run({"show", id});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no fact"), std::string::npos) << r.err;
 }
+
+// What import writes, export gives back, line for line, and the store
+// checks out.
+TEST_P(CliStoreTest, ImportThenExportGivesTheSameFactsAndCheckPasses) {
+  const std::string input = cli_.File("in.jsonl");
+  testing::WriteFile(input,
+                     R"({"content": "The staging database listens on port 5433", "tags": ["db"]})"
+                     "\n"
+                     R"({"content": "Deploys go out on Thursdays", "scope": "ops"})"
+                     "\n"
+                     R"({"content": "Alice prefers dark mode", "scope": "alice"})"
+                     "\n");
+  auto r = cli_.Run({"import", input});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cli_.Run({"export"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> contents;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    contents.push_back(nlohmann::json::parse(line)["content"]);
+  }
+  std::sort(contents.begin(), contents.end());
+  EXPECT_EQ(contents,
+            std::vector<std::string>({"Alice prefers dark mode", "Deploys go out on Thursdays",
+                                      "The staging database listens on port 5433"}));
+  r = cli_.Run({"search", "dark mode", "--scope", "alice", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["hits"].size(), 1u);
+  r = cli_.Run({"check"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CliStoreTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 TEST(CliTest, ForgetWholeScopeOffTerminalNeedsYes) {
   CliRunner cli;

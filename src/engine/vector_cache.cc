@@ -88,7 +88,7 @@ Status VectorCache::SaveHnsw(const std::string& scope) {
 void VectorCache::MarkDirty() { dirty_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
 bool VectorCache::NeedsSync(const std::vector<std::string>& scopes,
-                            const std::vector<int64_t>& versions, uint64_t epoch) const {
+                            const std::vector<VectorsVersion>& versions, uint64_t epoch) const {
   for (size_t i = 0; i < scopes.size(); ++i) {
     const auto it = scopes_.find(scopes[i]);
     if (it == scopes_.end() || it->second.synced_epoch != epoch ||
@@ -157,7 +157,8 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
   // Read before the store is: a MarkDirty after this makes the next Sync
   // look again.
   const uint64_t epoch = dirty_epoch_.load(std::memory_order_acquire);
-  ENGRAM_ASSIGN_OR_RETURN(const std::vector<int64_t> versions, store->Versions(space_id_, scopes));
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<VectorsVersion> versions,
+                          store->Versions(space_id_, scopes));
   {
     std::shared_lock read(mutex_);
     if (!NeedsSync(scopes, versions, epoch)) return Status::OK();
@@ -172,7 +173,7 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
     const std::string& scope = scopes[i];
     ScopeIndex& entry = scopes_[scope];
     if (entry.synced_epoch != epoch || entry.synced_version != versions[i]) {
-      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, &entry, warnings));
+      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, versions[i].removed, &entry, warnings));
       entry.synced_epoch = epoch;
       entry.synced_version = versions[i];
     }
@@ -270,9 +271,8 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>&
   }
 }
 
-Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
-                              std::vector<std::string>* warnings) {
-  ENGRAM_ASSIGN_OR_RETURN(const int64_t removed, store->RemovedFrom(space_id_, scope));
+Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, int64_t removed,
+                              ScopeIndex* entry, std::vector<std::string>* warnings) {
   const bool only_added = entry->index && entry->removed_seen == removed;
   // Until this sync finishes, the next one reads every label again.
   entry->removed_seen = -1;

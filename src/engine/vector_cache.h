@@ -6,7 +6,7 @@
 // store's version of the scope moved (VectorStore::Versions: another
 // connection, process or server wrote). When no vector of the scope was
 // removed since its last sync
-// (VectorStore::RemovedFrom holds still), a sync reads only the labels above
+// (VectorsVersion::removed holds still), a sync reads only the labels above
 // the largest it has seen and loads their vectors: work in proportion to
 // what was added, not to the scope. Otherwise it reads the scope's (vector
 // id, fact rowid) pairs, drops labels that are gone and loads only the
@@ -163,8 +163,8 @@ class VectorCache {
     bool hnsw = false;
     std::unordered_map<int64_t, int64_t> fact_of_label;
     std::unordered_map<int64_t, int64_t> label_of_fact;
-    int64_t synced_version = -1;
-    uint64_t synced_epoch = 0;  // dirty_epoch_ when last synced; 0 = never
+    std::optional<VectorsVersion> synced_version;  // none: never synced
+    uint64_t synced_epoch = 0;                     // dirty_epoch_ when last synced; 0 = never
     // Stored vectors no index can take (a NaN or an infinity, a zero
     // norm), left out of the index and not read again; backfill replaces
     // them (EngineImpl::Backfill).
@@ -173,7 +173,7 @@ class VectorCache {
     // or read; SIZE_MAX when there is none.
     size_t since_snapshot = SIZE_MAX;
     // The largest label of the scope read from the store, and its
-    // VectorStore::RemovedFrom count when the labels were last all read;
+    // VectorsVersion::removed when the labels were last all read;
     // -1 when they must be (never read, or a sync that did not finish).
     int64_t last_label = 0;
     int64_t removed_seen = -1;
@@ -186,8 +186,8 @@ class VectorCache {
     std::string why;
   };
 
-  // Brings one scope in step.
-  Status SyncScope(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+  // Brings one scope in step; `removed` is its VectorsVersion::removed.
+  Status SyncScope(VectorStore* store, const std::string& scope, int64_t removed, ScopeIndex* entry,
                    std::vector<std::string>* warnings);
   // The whole sync: every label of the scope read and compared.
   Status SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
@@ -224,8 +224,8 @@ class VectorCache {
   // True when some scope of `scopes` is not in step (versions[i] is the
   // store's version of scopes[i]) or has deferred vectors to insert;
   // caller holds mutex_.
-  bool NeedsSync(const std::vector<std::string>& scopes, const std::vector<int64_t>& versions,
-                 uint64_t epoch) const;
+  bool NeedsSync(const std::vector<std::string>& scopes,
+                 const std::vector<VectorsVersion>& versions, uint64_t epoch) const;
   // Rebuilds the label <-> fact maps from `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   // Adds `refs` to the label <-> fact maps, but those left out as unusable.

@@ -58,19 +58,20 @@ std::string RawExchange(int port, const std::string& request) {
 std::string ErrorCode(const JsonReply& r) { return r.body["error"].value("code", ""); }
 std::string ErrorMessage(const JsonReply& r) { return r.body["error"].value("message", ""); }
 
-class HttpServerTest : public ::testing::Test {
+// The API's behaviour, on each store.
+class HttpServerTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override { store_.Serve(); }
-  ServedStore store_;
+  ServedStore store_{GetParam()};
 };
 
-TEST_F(HttpServerTest, HealthzAnswersOk) {
+TEST_P(HttpServerTest, HealthzAnswersOk) {
   const JsonReply r = store_.Get("/healthz");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body["status"], "ok");
 }
 
-TEST_F(HttpServerTest, AddGetListSearchDeleteOneFact) {
+TEST_P(HttpServerTest, AddGetListSearchDeleteOneFact) {
   JsonReply r = store_.Post("/v1/facts", {{"content", "The staging database listens on port 5433"},
                                           {"tags", {"db", "Staging"}}});
   ASSERT_EQ(r.status, 201) << r.raw;
@@ -113,7 +114,7 @@ TEST_F(HttpServerTest, AddGetListSearchDeleteOneFact) {
   EXPECT_EQ(r.status, 404);
 }
 
-TEST_F(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
+TEST_P(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
   JsonReply r = store_.Post("/v1/facts", {{"content", "Standup is at 9:30"}, {"tags", {"team"}}});
   ASSERT_EQ(r.status, 201) << r.raw;
   const std::string old_id = r.body["facts"][0]["id"];
@@ -152,7 +153,7 @@ TEST_F(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
   EXPECT_TRUE(r.body["facts"][0]["superseded_by"].is_null()) << "current again";
 }
 
-TEST_F(HttpServerTest, BatchAddIsAllOrNothing) {
+TEST_P(HttpServerTest, BatchAddIsAllOrNothing) {
   JsonReply r = store_.Post(
       "/v1/facts", {{"facts", {{{"content", "one"}}, {{"content", " "}}, {{"content", "three"}}}}});
   EXPECT_EQ(r.status, 400);
@@ -174,7 +175,7 @@ TEST_F(HttpServerTest, BatchAddIsAllOrNothing) {
   EXPECT_NE(ErrorMessage(r).find("differs"), std::string::npos) << r.raw;
 }
 
-TEST_F(HttpServerTest, ScopesIsolate) {
+TEST_P(HttpServerTest, ScopesIsolate) {
   ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Alice prefers dark mode"}}).status,
             201);
   ASSERT_EQ(
@@ -194,7 +195,7 @@ TEST_F(HttpServerTest, ScopesIsolate) {
   EXPECT_EQ(store_.Post("/v1/facts?scope=bob", {{"content", "c"}, {"scope", "alice"}}).status, 400);
 }
 
-TEST_F(HttpServerTest, BadRequestsNameWhatIsWrong) {
+TEST_P(HttpServerTest, BadRequestsNameWhatIsWrong) {
   struct Case {
     std::string method, path, body, code, needle;
   };
@@ -245,7 +246,7 @@ TEST_F(HttpServerTest, BadRequestsNameWhatIsWrong) {
   }
 }
 
-TEST_F(HttpServerTest, UnknownRoutesAndWrongMethodsAnswerJson) {
+TEST_P(HttpServerTest, UnknownRoutesAndWrongMethodsAnswerJson) {
   JsonReply r = store_.Get("/v1/nothing");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(ErrorCode(r), "not_found");
@@ -333,7 +334,7 @@ TEST(HttpServerLimitsTest, ContentOverTheEngineLimitIs400) {
   EXPECT_NE(ErrorMessage(r).find("content"), std::string::npos) << r.raw;
 }
 
-TEST_F(HttpServerTest, ConfigShowsSettingsSearchDefaultsAndStore) {
+TEST_P(HttpServerTest, ConfigShowsSettingsSearchDefaultsAndStore) {
   ASSERT_EQ(store_.Post("/v1/facts", {{"content", "a fact to count"}}).status, 201);
   const JsonReply r = store_.Get("/v1/config");
   ASSERT_EQ(r.status, 200) << r.raw;
@@ -342,6 +343,9 @@ TEST_F(HttpServerTest, ConfigShowsSettingsSearchDefaultsAndStore) {
   EXPECT_EQ(r.body["store"]["facts"], 1);
   EXPECT_EQ(r.body["store"]["embedding"]["provider"], "hash");
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, HttpServerTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 TEST(HttpServerAuthTest, RefusesAnotherAddressWithoutAToken) {
   ServedStore store;

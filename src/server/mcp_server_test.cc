@@ -14,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-class McpServerTest : public ::testing::Test {
+// The MCP server's behaviour, on each store.
+class McpServerTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   json Call(const json& message) {
     auto answer = mcp_.Handle(message.dump());
@@ -37,12 +38,12 @@ class McpServerTest : public ::testing::Test {
     return Request("tools/call", {{"name", name}, {"arguments", arguments}});
   }
 
-  testing::ServedStore store_;
+  testing::ServedStore store_{GetParam()};
   McpServer mcp_{&store_.Api()};
   int id_ = 0;
 };
 
-TEST_F(McpServerTest, NegotiatesTheProtocolVersion) {
+TEST_P(McpServerTest, NegotiatesTheProtocolVersion) {
   json r = Request("initialize", {{"protocolVersion", "2025-03-26"},
                                   {"capabilities", json::object()},
                                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
@@ -59,7 +60,7 @@ TEST_F(McpServerTest, NegotiatesTheProtocolVersion) {
 // uses to decide whether to ask first, an input schema and (from
 // 2025-06-18) an output schema, and a description that tells a model when
 // to call the tool.
-TEST_F(McpServerTest, ListsEveryToolWithTitleAnnotationsAndSchemas) {
+TEST_P(McpServerTest, ListsEveryToolWithTitleAnnotationsAndSchemas) {
   Request("initialize", {{"protocolVersion", "2025-06-18"}});
   const json r = Request("tools/list", json::object());
   std::vector<std::string> names;
@@ -91,7 +92,7 @@ TEST_F(McpServerTest, ListsEveryToolWithTitleAnnotationsAndSchemas) {
   }
 }
 
-TEST_F(McpServerTest, ALoneSurrogateIsReadAsTheReplacementCharacter) {
+TEST_P(McpServerTest, ALoneSurrogateIsReadAsTheReplacementCharacter) {
   Request("initialize", {{"protocolVersion", "2025-06-18"}});
   // A client cut "\ud83d\ude00" in half.
   const std::string frame =
@@ -117,7 +118,7 @@ TEST_F(McpServerTest, ALoneSurrogateIsReadAsTheReplacementCharacter) {
       << r;
 }
 
-TEST_F(McpServerTest, NullIsAbsentAndAWholeFloatIsAnInteger) {
+TEST_P(McpServerTest, NullIsAbsentAndAWholeFloatIsAnInteger) {
   Request("initialize", {{"protocolVersion", "2025-06-18"}});
   Tool("memory_add", {{"content", "the kettle is in the attic"}});
   Tool("memory_add", {{"content", "the lantern is in the attic"}});
@@ -134,7 +135,7 @@ TEST_F(McpServerTest, NullIsAbsentAndAWholeFloatIsAnInteger) {
   EXPECT_EQ(r["error"]["code"], -32602) << "a fraction is not an integer: " << r;
 }
 
-TEST_F(McpServerTest, StructuredContentIsTheTextsJsonAndTheTextShowsScopeKindAndDates) {
+TEST_P(McpServerTest, StructuredContentIsTheTextsJsonAndTheTextShowsScopeKindAndDates) {
   Request("initialize", {{"protocolVersion", "2025-06-18"}});
   Tool("memory_add", {{"content", "Deploys go out on Tuesdays"}, {"kind", "lesson"}});
   const json r = Tool("memory_search", {{"query", "when do deploys go out"}});
@@ -188,7 +189,7 @@ TEST(McpServerScopesTest, APinnedScopeTakesEveryWriteAndReadOnlyScopesAreRead) {
   EXPECT_EQ(r["structuredContent"]["scopes"].size(), 3u) << r;
 }
 
-TEST_F(McpServerTest, ToolsAddSearchListForget) {
+TEST_P(McpServerTest, ToolsAddSearchListForget) {
   Request("initialize", {{"protocolVersion", "2025-06-18"}});
   json r =
       Tool("memory_add", {{"content", "The user prefers tabs in Go code"}, {"tags", {"style"}}});
@@ -207,14 +208,14 @@ TEST_F(McpServerTest, ToolsAddSearchListForget) {
   EXPECT_EQ(r["result"]["isError"], true) << "a tool that runs and fails: " << r;
 }
 
-TEST_F(McpServerTest, OlderProtocolsGetTextOnly) {
+TEST_P(McpServerTest, OlderProtocolsGetTextOnly) {
   Request("initialize", {{"protocolVersion", "2024-11-05"}});
   const json r = Tool("memory_add", {{"content", "x y z"}});
   EXPECT_FALSE(r["result"].contains("structuredContent")) << r;
   EXPECT_EQ(r["result"]["content"][0]["type"], "text");
 }
 
-TEST_F(McpServerTest, ErrorsAreJsonRpcErrorObjects) {
+TEST_P(McpServerTest, ErrorsAreJsonRpcErrorObjects) {
   // The id is read from a frame cut short: MCP allows no null id, and a
   // client waits for the answer to its own.
   auto answer = mcp_.Handle("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
@@ -253,7 +254,7 @@ TEST_F(McpServerTest, ErrorsAreJsonRpcErrorObjects) {
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
 }
 
-TEST_F(McpServerTest, FromProtocol20251125BadArgumentsAreToolErrors) {
+TEST_P(McpServerTest, FromProtocol20251125BadArgumentsAreToolErrors) {
   Request("initialize", {{"protocolVersion", "2025-11-25"}});
   json r = Tool("memory_search", {{"k", 3}});
   EXPECT_EQ(r["result"]["isError"], true) << r;
@@ -263,7 +264,7 @@ TEST_F(McpServerTest, FromProtocol20251125BadArgumentsAreToolErrors) {
   EXPECT_EQ(r["error"]["code"], -32602) << "an unknown tool stays a protocol error: " << r;
 }
 
-TEST_F(McpServerTest, DeeplyNestedJsonIsRefusedNotACrash) {
+TEST_P(McpServerTest, DeeplyNestedJsonIsRefusedNotACrash) {
   std::string deep = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":";
   deep += std::string(100000, '[') + std::string(100000, ']') + "}}";
   auto answer = mcp_.Handle(deep);
@@ -276,7 +277,7 @@ TEST_F(McpServerTest, DeeplyNestedJsonIsRefusedNotACrash) {
 }
 
 // This frame once ended the server with SIGABRT (an uncaught out_of_range).
-TEST_F(McpServerTest, ANumberBeyondADoubleIsAParseErrorNotACrash) {
+TEST_P(McpServerTest, ANumberBeyondADoubleIsAParseErrorNotACrash) {
   auto answer = mcp_.Handle(R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":1e999}})");
   ASSERT_TRUE(answer);
   const json r = json::parse(*answer);
@@ -286,7 +287,7 @@ TEST_F(McpServerTest, ANumberBeyondADoubleIsAParseErrorNotACrash) {
   EXPECT_EQ(Request("ping", json::object())["result"], json::object());
 }
 
-TEST_F(McpServerTest, ALineOverTheLimitIsRefusedAndTheNextOneServed) {
+TEST_P(McpServerTest, ALineOverTheLimitIsRefusedAndTheNextOneServed) {
   const size_t limit = store_.Api().limits().max_body_bytes;
   const std::string big = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"x":")" +
                           std::string(limit, 'a') + "\"}}";
@@ -305,7 +306,7 @@ TEST_F(McpServerTest, ALineOverTheLimitIsRefusedAndTheNextOneServed) {
   EXPECT_EQ(answers[2]["error"]["code"], -32600);
 }
 
-TEST_F(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
+TEST_P(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
   const json r = Call(json::array({{{"jsonrpc", "2.0"}, {"id", "a"}, {"method", "ping"}},
                                    {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
                                    {{"jsonrpc", "2.0"}, {"id", "b"}, {"method", "nope"}}}));
@@ -315,7 +316,7 @@ TEST_F(McpServerTest, BatchesAnswerEachRequestButNoNotification) {
   EXPECT_EQ(r[1]["error"]["code"], -32601);
 }
 
-TEST_F(McpServerTest, ServeReadsLinesUntilTheInputEnds) {
+TEST_P(McpServerTest, ServeReadsLinesUntilTheInputEnds) {
   std::istringstream in(
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
       "\n"
@@ -327,6 +328,9 @@ TEST_F(McpServerTest, ServeReadsLinesUntilTheInputEnds) {
   EXPECT_EQ(answers[0]["id"], 1);
   EXPECT_EQ(answers[1]["id"], 2);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, McpServerTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -1,4 +1,5 @@
-// A served store for the server tests: a real SQLite file, an engine, a
+// A served store for the server tests: a real store (a SQLite file, or a
+// PostgreSQL database of its own on the test cluster), an engine, a
 // MemoryApi and (for HTTP) a real server on a loopback address, with a
 // client that speaks JSON to it.
 #ifndef ENGRAM_SRC_SERVER_SERVER_TEST_UTIL_H_
@@ -17,6 +18,7 @@
 #include "src/embed/hash_embedder.h"
 #include "src/server/http_server.h"
 #include "src/server/memory_api.h"
+#include "src/store/testing/store_backends.h"
 #include "tests/test_util.h"
 
 namespace engram::testing {
@@ -30,12 +32,23 @@ struct JsonReply {
 
 class ServedStore {
  public:
-  // `embedder` may be null (keyword-only).
+  // A SQLite store; `embedder` may be null (keyword-only).
   explicit ServedStore(
       std::shared_ptr<const Embedder> embedder = std::make_shared<HashEmbedder>(64)) {
     options_.db_path = dir_.File("memory.db");
     options_.embedder = std::move(embedder);
     options_.vector.background_backfill = false;
+  }
+  // A store of `backend` (a test program of PostgreSQL is registered
+  // POSTGRES).
+  explicit ServedStore(Backend backend, std::shared_ptr<const Embedder> embedder =
+                                            std::make_shared<HashEmbedder>(64))
+      : ServedStore(std::move(embedder)) {
+    auto place = StorePlace::Create(backend);
+    EXPECT_TRUE(place.ok()) << place.status().ToString();
+    if (!place.ok()) return;
+    place_ = std::move(*place);
+    place_->Apply(&options_);
   }
 
   EngineOptions& engine_options() { return options_; }
@@ -109,6 +122,7 @@ class ServedStore {
 
  private:
   TempDir dir_;
+  std::unique_ptr<StorePlace> place_;  // goes after the engine
   EngineOptions options_;
   RequestLimits limits_;
   ServerOptions server_options_ = [] {

@@ -2,8 +2,10 @@
 // each: SQLite and PostgreSQL.
 #include "src/store/fact_store.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -53,6 +55,50 @@ class FactStoreTest : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<testing::StoreForTest> made_;
   Store* store_ = nullptr;
 };
+
+// More facts than one page of PostgreSQL's ForEach, many created at the
+// same moment: each once, by scope, created_at and id, stopping when the
+// sink says so.
+TEST_P(FactStoreTest, ForEachGivesEveryFactOnceInOrderAndStopsWhenAsked) {
+  constexpr int kFacts = 2345;
+  ASSERT_TRUE(store_
+                  ->Transact([&]() -> Status {
+                    for (int i = 0; i < kFacts; ++i) {
+                      FactRow row =
+                          Row("fact number " + std::to_string(i), i % 3 == 0 ? "alpha" : "beta");
+                      row.fact.created_at = 1000 + i % 7;
+                      ENGRAM_RETURN_IF_ERROR(store_->facts().Insert(row).status());
+                    }
+                    return Status::OK();
+                  })
+                  .ok());
+  std::vector<std::tuple<std::string, Timestamp, std::string>> seen;
+  ASSERT_TRUE(store_->facts()
+                  .ForEach({},
+                           [&](const StoredFact& f) {
+                             seen.emplace_back(f.fact.scope, f.fact.created_at, f.fact.id);
+                             return true;
+                           })
+                  .ok());
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kFacts));
+  EXPECT_TRUE(std::adjacent_find(seen.begin(), seen.end(),
+                                 [](const auto& a, const auto& b) { return !(a < b); }) ==
+              seen.end())
+      << "not strictly in (scope, created_at, id) order";
+  size_t alpha = 0;
+  ASSERT_TRUE(store_->facts()
+                  .ForEach({"alpha"},
+                           [&](const StoredFact& f) {
+                             EXPECT_EQ(f.fact.scope, "alpha");
+                             ++alpha;
+                             return true;
+                           })
+                  .ok());
+  EXPECT_EQ(alpha, static_cast<size_t>((kFacts + 2) / 3));
+  size_t calls = 0;
+  ASSERT_TRUE(store_->facts().ForEach({}, [&](const StoredFact&) { return ++calls < 1500; }).ok());
+  EXPECT_EQ(calls, 1500u);
+}
 
 TEST_P(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   Put(Row("Prefers tabs", "default", {"style"}));

@@ -53,6 +53,22 @@ struct FactToEmbed {
 Status CopyVectorBlob(std::string_view blob, int64_t id, size_t dimension, size_t max_vectors,
                       std::vector<float>* buffer);
 
+// Where a scope's vectors in a space stand. A reader whose version of a
+// scope is unchanged has nothing to read again.
+struct VectorsVersion {
+  // Moves whenever a vector of the scope is added by any connection (it
+  // may move more often): SQLite's data_version, which any commit by
+  // another connection moves; PostgreSQL's largest label of the scope.
+  int64_t added = 0;
+  // How many vectors were ever deleted from the scope (an implementation
+  // may count the whole space: SQLite does), counted by the schema's
+  // triggers on every path (a fact deleted, a vector replaced, pruned or
+  // deleted). While it holds still, the scope's vectors only grow.
+  int64_t removed = 0;
+
+  friend bool operator==(const VectorsVersion&, const VectorsVersion&) = default;
+};
+
 class VectorStore {
  public:
   virtual ~VectorStore() = default;
@@ -80,19 +96,10 @@ class VectorStore {
   // result is what was added since, in time in proportion to it.
   virtual Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
                                               int64_t after) = 0;
-  // For each of `scopes`, a number that changes whenever a vector of the
-  // scope in the space is added or removed by any connection (0 for a
-  // scope never written); it may change more often. A reader whose number
-  // for a scope is unchanged has nothing to read again. SQLite gives its
-  // data_version (any commit by another connection); PostgreSQL, the
-  // scope's vectors added plus removed.
-  virtual Result<std::vector<int64_t>> Versions(int64_t space_id,
-                                                const std::vector<std::string>& scopes) = 0;
-  // How many vectors were ever deleted from `scope` in the space (an
-  // implementation may count the whole space), counted by the schema's
-  // triggers on every path (a fact deleted, a vector replaced, pruned or
-  // deleted). While it holds still, the scope's vectors only grow.
-  virtual Result<int64_t> RemovedFrom(int64_t space_id, const std::string& scope) = 0;
+  // Where the vectors of each of `scopes` in the space stand, in the
+  // caller's snapshot (see VectorsVersion).
+  virtual Result<std::vector<VectorsVersion>> Versions(int64_t space_id,
+                                                       const std::vector<std::string>& scopes) = 0;
   // Calls `sink` with each blob of `vector_ids` that exists, as floats;
   // Corruption when a blob is not 1 to `max_vectors` vectors of `dimension`
   // floats.

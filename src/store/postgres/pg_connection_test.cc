@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -21,6 +20,7 @@
 
 #include "src/store/postgres/testing/pg_database_test.h"
 #include "src/store/postgres/testing/pg_test_database.h"
+#include "tests/test_util.h"
 
 namespace engram {
 namespace {
@@ -190,10 +190,9 @@ TEST_F(PgConnectionTest, AConnectionResetWithoutAnSqlstateIsLostAndUnavailable) 
   ASSERT_NE(host, std::string::npos) << "the test cluster listens on a Unix socket";
   const size_t end = url.find('&', host);
   const std::string cluster_dir = url.substr(host + 5, end - host - 5);
-  const auto proxy_dir = std::filesystem::path(cluster_dir) / "proxy";
-  std::filesystem::create_directories(proxy_dir);
-  CuttingProxy proxy(proxy_dir.string(), cluster_dir + "/.s.PGSQL.5432");
-  auto connection = PgConnection::Connect(url.substr(0, host + 5) + proxy_dir.string() +
+  const testing::TempDir proxy_dir;
+  CuttingProxy proxy(proxy_dir.path().string(), cluster_dir + "/.s.PGSQL.5432");
+  auto connection = PgConnection::Connect(url.substr(0, host + 5) + proxy_dir.path().string() +
                                           (end == std::string::npos ? "" : url.substr(end)));
   ASSERT_TRUE(connection.ok()) << connection.status().ToString();
   ASSERT_TRUE((*connection)->Query("SELECT 1").ok());

@@ -1,5 +1,6 @@
 #include "src/store/postgres/pg_fact_store.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -341,14 +342,26 @@ Result<int64_t> PgFactStore::DeleteScope(const std::string& scope) {
 
 Status PgFactStore::ForEach(const std::vector<std::string>& scopes,
                             const std::function<bool(const StoredFact&)>& sink) {
-  PgQuery q(std::string("SELECT ") + kFactColumns + " FROM facts");
-  if (!scopes.empty()) q += " WHERE scope = ANY(" + q.Param(TextArray(scopes)) + "::text[])";
-  q += " ORDER BY scope, created_at, id";
-  ENGRAM_ASSIGN_OR_RETURN(const std::vector<StoredFact> facts, ReadFacts(q));
-  for (const StoredFact& f : facts) {
-    if (!sink(f)) break;
+  // A page at a time, each starting after the last fact of the one before
+  // (scope and id are the key, so the order is total): what is held stays
+  // bounded whatever the store holds.
+  std::optional<StoredFact> last;
+  while (true) {
+    PgQuery q(std::string("SELECT ") + kFactColumns + " FROM facts WHERE true");
+    if (!scopes.empty()) q += " AND scope = ANY(" + q.Param(TextArray(scopes)) + "::text[])";
+    if (last) {
+      q += " AND (scope, created_at, id) > (" + q.Param(PgParam::Text(last->fact.scope)) + ", " +
+           q.Param(PgParam::Int(last->fact.created_at)) + ", " +
+           q.Param(PgParam::Text(last->fact.id)) + ")";
+    }
+    q += " ORDER BY scope, created_at, id LIMIT " + std::to_string(kForEachPage);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> page, ReadFacts(q));
+    for (const StoredFact& f : page) {
+      if (!sink(f)) return Status::OK();
+    }
+    if (page.size() < kForEachPage) return Status::OK();
+    last = std::move(page.back());
   }
-  return Status::OK();
 }
 
 Status PgFactStore::SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) {

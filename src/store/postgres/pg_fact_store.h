@@ -24,6 +24,9 @@ namespace engram {
 
 class PgFactStore final : public FactStore, private PgPart {
  public:
+  // Facts ForEach reads per statement.
+  static constexpr size_t kForEachPage = 1000;
+
   // Works on `session`\'s connection.
   explicit PgFactStore(PgSession* session) : PgPart(session) {}
 
@@ -46,6 +49,7 @@ class PgFactStore final : public FactStore, private PgPart {
   Result<int64_t> DeleteRowids(const std::vector<int64_t>& rowids) override;
   Result<int64_t> DeleteTag(const std::string& scope, const std::string& tag) override;
   Result<int64_t> DeleteScope(const std::string& scope) override;
+  // Reads kForEachPage facts at a time.
   Status ForEach(const std::vector<std::string>& scopes,
                  const std::function<bool(const StoredFact&)>& sink) override;
   Status SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) override;

@@ -44,16 +44,6 @@ std::vector<std::string> TextColumn(const PgResult& r, int column) {
   return out;
 }
 
-Result<std::vector<int64_t>> IntColumn(const PgResult& r, int column) {
-  std::vector<int64_t> out;
-  out.reserve(static_cast<size_t>(r.Rows()));
-  for (int i = 0; i < r.Rows(); ++i) {
-    ENGRAM_ASSIGN_OR_RETURN(const int64_t value, r.Int(i, column));
-    out.push_back(value);
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> ParseTextArray(std::string_view text) {
   const auto bad = [&] {
     return InvalidArgument("store: postgres: '" + std::string(text) + "' is not a text array");

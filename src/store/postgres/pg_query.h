@@ -47,9 +47,6 @@ PgParam TextArray(const std::vector<std::string>& values);
 PgParam IntArray(const std::vector<int64_t>& values);
 // Column `column` of every row of `r`, as text.
 std::vector<std::string> TextColumn(const PgResult& r, int column);
-// Column `column` of every row of `r`, as integers; the error of
-// PgResult::Int for the first value that is not one.
-Result<std::vector<int64_t>> IntColumn(const PgResult& r, int column);
 // The elements of a text[] column's text ({a,"b c",d}), unquoted and
 // unescaped; InvalidArgument when it is not one (or holds a NULL).
 Result<std::vector<std::string>> ParseTextArray(std::string_view text);

@@ -145,8 +145,8 @@ CREATE FUNCTION engram_metadata_text(doc text, key text) RETURNS text
 $$;
 )sql";
 
-// Version 2: vectors labelled in commit order within a scope, and change
-// counts per scope instead of per space.
+// Version 2: vector labels in commit order within a scope, and removals
+// counted per scope instead of per space.
 //
 // A vector's label is drawn after its scope's row of scope_stats is
 // locked, and that lock is held to COMMIT, so the writers of one scope
@@ -155,19 +155,17 @@ $$;
 // that has seen the labels up to L misses nothing by reading those above L
 // next (VectorStore::Refs). (Drawn from the column's default, a label
 // came before the lock: a writer could draw 10, another draw 11 and commit
-// first, and a reader that saw 11 would never look below it for 10.)
+// first, and a reader that saw 11 would never look below it for 10.) A
+// fact written in the same transaction has locked the row already.
 //
-// scope_stats also counts the scope's vectors added and removed, which
-// VectorStore::Versions and RemovedFrom read: a server learns that its
-// cache of a scope is stale from one row, and a removal in one tenant no
-// longer updates a row every tenant's removals share. A scope's row now
-// stays when its last fact goes, so its counts never go back.
+// scope_stats counts the vectors removed from each scope, which
+// VectorStore::Versions reads with the scope's largest label: a server
+// learns that its cache of a scope is stale from one row and one index
+// probe, and a removal in one tenant no longer updates a row every
+// tenant's removals share. A scope's row now stays when its last fact
+// goes, so its count never goes back.
 constexpr char kSchemaV2[] = R"sql(
-ALTER TABLE scope_stats ADD COLUMN vectors_added bigint NOT NULL DEFAULT 0,
-  ADD COLUMN vectors_removed bigint NOT NULL DEFAULT 0;
-UPDATE scope_stats s SET vectors_added = v.count
-  FROM (SELECT scope, count(*) AS count FROM fact_vectors GROUP BY scope) v
-  WHERE v.scope = s.scope;
+ALTER TABLE scope_stats ADD COLUMN vectors_removed bigint NOT NULL DEFAULT 0;
 
 CREATE OR REPLACE FUNCTION engram_count_fact() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -192,7 +190,7 @@ END $$;
 ALTER TABLE fact_vectors ALTER COLUMN label DROP DEFAULT;
 CREATE FUNCTION engram_label_vector() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE scope_stats SET vectors_added = vectors_added + 1 WHERE scope = NEW.scope;
+  PERFORM 1 FROM scope_stats WHERE scope = NEW.scope FOR NO KEY UPDATE;
   NEW.label := nextval('vector_labels');
   RETURN NEW;
 END $$;

@@ -21,8 +21,9 @@
 // Within a scope, vector labels are drawn in commit order (under the
 // scope's row lock in scope_stats, since version 2), so a reader that has
 // seen a scope's labels up to L finds all it has not seen above L;
-// scope_stats also counts each scope's vectors added and removed, the
-// change marks the servers sharing the database poll (VectorStore::Versions).
+// scope_stats also counts each scope's vectors removed, which with the
+// scope's largest label tells a server whether its cache of the scope is
+// current (VectorStore::Versions).
 //
 // The full-text index is engram's own analyser output, not PostgreSQL's:
 // `terms` holds a fact's distinct index forms (content and tags, with the

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <ostream>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,11 @@
 #include "tests/store_for_test.h"
 
 namespace engram {
+
+void PrintTo(const VectorsVersion& v, std::ostream* out) {
+  *out << "{added " << v.added << ", removed " << v.removed << "}";
+}
+
 namespace {
 
 class PgStoreTest : public testing::PgDatabaseTest {
@@ -93,10 +99,10 @@ class PgStoreTest : public testing::PgDatabaseTest {
     for (int i = 0; r.ok() && i < r->Rows(); ++i) labels.push_back(*r->Int(i, 0));
     return labels;
   }
-  int64_t VersionOf(PgStore& store, int64_t space, const std::string& scope) {
+  static VectorsVersion VersionOf(PgStore& store, int64_t space, const std::string& scope) {
     auto versions = store.vectors().Versions(space, {scope});
     EXPECT_TRUE(versions.ok()) << versions.status().ToString();
-    return versions.ok() ? versions->front() : -1;
+    return versions.ok() ? versions->front() : VectorsVersion{-1, -1};
   }
 
   std::unique_ptr<PgStore> store_;
@@ -187,28 +193,27 @@ TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {
   const int64_t space = Space();
   std::unique_ptr<PgStore> other = OpenAnother();
   ASSERT_NE(other, nullptr);
-  EXPECT_EQ(VersionOf(*store_, space, "never written"), 0);
-  const int64_t before = VersionOf(*store_, space, "mine");
+  EXPECT_EQ(VersionOf(*store_, space, "never written"), VectorsVersion{});
+  const VectorsVersion before = VersionOf(*store_, space, "mine");
 
   ASSERT_TRUE(PutVector(*other, space, theirs, "in their scope").ok());
   EXPECT_EQ(VersionOf(*store_, space, "mine"), before) << "another scope's write";
   ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
-  const int64_t added = VersionOf(*store_, space, "mine");
-  EXPECT_NE(added, before);
-  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 0);
+  const VectorsVersion added = VersionOf(*store_, space, "mine");
+  EXPECT_GT(added.added, before.added);
+  EXPECT_EQ(added.removed, 0);
 
   // Replacing a vector removes one and adds one; forgetting the scope's
-  // last fact removes its vector, and the version never comes back.
+  // last fact removes its vector, and no version comes back.
   ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
-  const int64_t replaced = VersionOf(*store_, space, "mine");
-  EXPECT_NE(replaced, added);
-  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 1);
+  const VectorsVersion replaced = VersionOf(*store_, space, "mine");
+  EXPECT_GT(replaced.added, added.added);
+  EXPECT_EQ(replaced.removed, 1);
   ASSERT_TRUE(other->Transact([&] { return other->facts().DeleteRowids({mine}).status(); }).ok());
-  const int64_t forgotten = VersionOf(*store_, space, "mine");
-  EXPECT_NE(forgotten, replaced);
-  EXPECT_NE(forgotten, before);
-  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "mine"), 2);
-  EXPECT_EQ(*store_->vectors().RemovedFrom(space, "theirs"), 0);
+  const VectorsVersion forgotten = VersionOf(*store_, space, "mine");
+  EXPECT_EQ(forgotten.removed, 2);
+  for (const VectorsVersion& earlier : {before, added, replaced}) EXPECT_NE(forgotten, earlier);
+  EXPECT_EQ(VersionOf(*store_, space, "theirs").removed, 0);
   // The emptied scope is listed nowhere, and the store checks out.
   EXPECT_EQ(store_->facts().CountFacts()->scopes.size(), 1u);
   std::vector<std::string> problems;
@@ -234,16 +239,16 @@ TEST_F(PgStoreTest, ADatabaseOfSchemaVersionOneIsMigrated) {
   auto version = db_->Query("SELECT value FROM engram_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(version.ok());
   EXPECT_EQ(version->Text(0, 0), std::to_string(kPgSchemaVersion));
-  // The vector already there is counted; the next is labelled under the
-  // scope's lock, and the first's fact still has its vector.
-  auto counted = db_->Query("SELECT vectors_added, vectors_removed FROM scope_stats");
-  ASSERT_TRUE(counted.ok());
-  EXPECT_EQ(*counted->Int(0, 0), 1);
-  EXPECT_EQ(*counted->Int(0, 1), 0);
+  // The vector already there keeps its label and counts in the version;
+  // the next is labelled by the trigger, above it.
+  const std::vector<int64_t> first = VisibleLabels();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(VersionOf(*store_, 1, "default"), (VectorsVersion{first[0], 0}));
   const int64_t two = PutFact("two");
   ASSERT_TRUE(PutVector(*store_, 1, two, "two").ok());
-  EXPECT_EQ(VisibleLabels().size(), 2u);
-  EXPECT_EQ(VersionOf(*store_, 1, "default"), 2);
+  const std::vector<int64_t> both = VisibleLabels();
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(VersionOf(*store_, 1, "default"), (VectorsVersion{both[1], 0}));
 }
 
 }  // namespace

@@ -99,22 +99,21 @@ Result<std::vector<VectorRef>> PgVectorStore::Refs(int64_t space_id, const std::
   return out;
 }
 
-Result<std::vector<int64_t>> PgVectorStore::Versions(int64_t /*space_id*/,
-                                                     const std::vector<std::string>& scopes) {
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
-                          db().Query("SELECT coalesce(s.vectors_added + s.vectors_removed, 0) FROM "
-                                     "unnest($1::text[]) WITH ORDINALITY AS asked(scope, i) "
-                                     "LEFT JOIN scope_stats s USING (scope) ORDER BY asked.i",
-                                     {TextArray(scopes)}));
-  return IntColumn(r, 0);
-}
-
-Result<int64_t> PgVectorStore::RemovedFrom(int64_t /*space_id*/, const std::string& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
-                          db().Query("SELECT vectors_removed FROM scope_stats WHERE scope = $1",
-                                     {PgParam::Text(scope)}));
-  if (r.Rows() == 0) return int64_t{0};
-  return r.Int(0, 0);
+Result<std::vector<VectorsVersion>> PgVectorStore::Versions(
+    int64_t space_id, const std::vector<std::string>& scopes) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      const PgResult r,
+      db().Query("SELECT coalesce((SELECT max(v.label) FROM fact_vectors v WHERE v.space_id = $1 "
+                 "AND v.scope = asked.scope), 0), coalesce(s.vectors_removed, 0) FROM "
+                 "unnest($2::text[]) WITH ORDINALITY AS asked(scope, i) "
+                 "LEFT JOIN scope_stats s USING (scope) ORDER BY asked.i",
+                 {PgParam::Int(space_id), TextArray(scopes)}));
+  std::vector<VectorsVersion> out(static_cast<size_t>(r.Rows()));
+  for (int i = 0; i < r.Rows(); ++i) {
+    ENGRAM_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)].added, r.Int(i, 0));
+    ENGRAM_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)].removed, r.Int(i, 1));
+  }
+  return out;
 }
 
 Status PgVectorStore::LoadScope(

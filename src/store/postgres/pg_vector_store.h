@@ -1,7 +1,7 @@
 // PgVectorStore: VectorStore in PostgreSQL (pg_schema.h's
 // embedding_spaces and fact_vectors, a vector's id being its label;
-// triggers count each scope's vectors added and removed in scope_stats,
-// which Versions and RemovedFrom read, whatever the space).
+// a trigger counts each scope's vectors removed in scope_stats, whatever
+// the space, which Versions reads with the scope's largest label).
 //
 // Thread-safety: none; it works on its PgStore's connection.
 #ifndef ENGRAM_SRC_STORE_POSTGRES_PG_VECTOR_STORE_H_
@@ -33,9 +33,8 @@ class PgVectorStore final : public VectorStore, private PgPart {
                    std::span<const float> vector) override;
   Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
                                       int64_t after) override;
-  Result<std::vector<int64_t>> Versions(int64_t space_id,
-                                        const std::vector<std::string>& scopes) override;
-  Result<int64_t> RemovedFrom(int64_t space_id, const std::string& scope) override;
+  Result<std::vector<VectorsVersion>> Versions(int64_t space_id,
+                                               const std::vector<std::string>& scopes) override;
   Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
               const std::function<void(int64_t, std::span<const float>)>& sink) override;
   Status LoadScope(

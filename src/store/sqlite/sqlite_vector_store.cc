@@ -136,20 +136,18 @@ Result<std::vector<VectorRef>> SqliteVectorStore::Refs(int64_t space_id, const s
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteVectorStore::Versions(int64_t /*space_id*/,
-                                                         const std::vector<std::string>& scopes) {
-  ENGRAM_ASSIGN_OR_RETURN(const int64_t version, db_->QueryInt("PRAGMA data_version"));
-  return std::vector<int64_t>(scopes.size(), version);
-}
-
-Result<int64_t> SqliteVectorStore::RemovedFrom(int64_t space_id, const std::string& /*scope*/) {
+Result<std::vector<VectorsVersion>> SqliteVectorStore::Versions(
+    int64_t space_id, const std::vector<std::string>& scopes) {
+  VectorsVersion version;
+  ENGRAM_ASSIGN_OR_RETURN(version.added, db_->QueryInt("PRAGMA data_version"));
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT vectors_removed FROM embedding_spaces WHERE id = ?1"));
   s.BindInt(1, space_id);
   ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
   if (!found) return NotFound("store: no embedding space " + std::to_string(space_id));
-  return s.ColumnInt(0);
+  version.removed = s.ColumnInt(0);
+  return std::vector<VectorsVersion>(scopes.size(), version);
 }
 
 Status SqliteVectorStore::LoadScope(

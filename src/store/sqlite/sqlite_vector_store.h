@@ -1,7 +1,6 @@
 // SqliteVectorStore: VectorStore on a SQLite connection (schema.cc's
 // embedding_spaces and fact_vectors; a trigger counts every vector deleted
-// per space, which RemovedFrom reads for each of its scopes, and
-// data_version gives Versions).
+// per space, which Versions gives each of its scopes with data_version).
 //
 // Thread-safety: none; it works on its SqliteStore's connection.
 #ifndef ENGRAM_SRC_STORE_SQLITE_SQLITE_VECTOR_STORE_H_
@@ -30,9 +29,8 @@ class SqliteVectorStore final : public VectorStore {
                    std::span<const float> vector) override;
   Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
                                       int64_t after) override;
-  Result<std::vector<int64_t>> Versions(int64_t space_id,
-                                        const std::vector<std::string>& scopes) override;
-  Result<int64_t> RemovedFrom(int64_t space_id, const std::string& scope) override;
+  Result<std::vector<VectorsVersion>> Versions(int64_t space_id,
+                                               const std::vector<std::string>& scopes) override;
   Status Load(const std::vector<int64_t>& vector_ids, size_t dimension, size_t max_vectors,
               const std::function<void(int64_t, std::span<const float>)>& sink) override;
   Status LoadScope(
