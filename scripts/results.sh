@@ -161,7 +161,7 @@ metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
 for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     name = os.path.basename(path)[:-5]
-    if name in ("speed", "kill") or name.startswith(("windows-", "best-window-", "versions-", "foreign-",
+    if name in ("speed", "kill", "cluster") or name.startswith(("windows-", "best-window-", "versions-", "foreign-",
                                                      "feedback-", "untranslated-")):
         continue
     report = json.load(open(path))
