@@ -28,10 +28,7 @@ engram=$(realpath "${1:-./build/engram}")
 converter=$(dirname "$engram")/use_lite_convert
 runs=${RUNS:-5}
 dataset=${DATASETS:-../shared/datasets}/scifact
-if [ ! -f "$dataset/corpus.jsonl" ]; then
-  echo "bench: $dataset/corpus.jsonl is missing; the speed benchmark needs the scifact dataset" >&2
-  exit 1
-fi
+require_dataset cli_speed "$dataset" || exit 1
 if [ ! -x "$converter" ]; then
   echo "bench: $converter is missing; build the use_lite_convert target first" >&2
   exit 1

@@ -24,10 +24,7 @@ dataset=${DATASETS:-../shared/datasets}/scifact
 scopes=${SCOPES:-16}
 per_scope=${PER_SCOPE:-100}
 fresh=${FRESH_FACTS:-4000}
-if [ ! -f "$dataset/corpus.jsonl" ]; then
-  echo "cluster_load: $dataset/corpus.jsonl is missing; the cluster load test needs the scifact dataset" >&2
-  exit 1
-fi
+require_dataset cluster_load "$dataset" || exit 1
 require_built cluster_load "$build" engram use_lite_convert || exit 1
 command -v psql > /dev/null || { echo "cluster_load: psql is missing (apt-get install postgresql-client)" >&2; exit 1; }
 

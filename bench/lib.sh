@@ -42,6 +42,16 @@ for i, line in enumerate(open(sys.argv[1])):
     print(json.loads(line)["text"])' "$1" "$2"
 }
 
+# require_dataset NAME DIR: returns 1, saying what is missing, when DIR (a
+# dataset in BEIR layout) has no corpus.jsonl.
+require_dataset() {
+  if [ ! -f "$2/corpus.jsonl" ]; then
+    echo "$1: $2/corpus.jsonl is missing; this needs the $(basename "$2") dataset" \
+      "(DATASETS names the directory that holds the datasets)" >&2
+    return 1
+  fi
+}
+
 # require_built NAME BUILD TARGET...: returns 1, saying what to build, when
 # a TARGET is not an executable under BUILD (at its top, or in bench/).
 require_built() {

@@ -35,10 +35,7 @@ cap_searches=${CAP_SEARCHES:-2000}
 cap_adds=${CAP_ADDS:-200}
 serial_searches=${SERIAL_SEARCHES:-300}
 max_seconds=${MAX_SECONDS:-600}
-if [ ! -f "$dataset/corpus.jsonl" ]; then
-  echo "load_test: $dataset/corpus.jsonl is missing; the load test needs the scifact dataset" >&2
-  exit 1
-fi
+require_dataset load_test "$dataset" || exit 1
 require_built load_test "$build" engram load_client use_lite_convert || exit 1
 
 work=$(mktemp -d)

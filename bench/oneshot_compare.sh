@@ -26,10 +26,7 @@ new=$(realpath "${2:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
 converter=$(dirname "$new")/use_lite_convert
 rounds=${ROUNDS:-21}
 dataset=${DATASETS:-../shared/datasets}/scifact
-if [ ! -f "$dataset/corpus.jsonl" ]; then
-  echo "bench: $dataset/corpus.jsonl is missing; the comparison needs the scifact dataset" >&2
-  exit 1
-fi
+require_dataset oneshot_compare "$dataset" || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

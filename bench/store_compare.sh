@@ -30,11 +30,7 @@ client=$build/bench/load_client
 datasets=${DATASETS:-../shared/datasets}
 rounds=${ROUNDS:-5}
 searches=${SEARCHES:-100}
-if [ ! -f "$datasets/scifact/corpus.jsonl" ]; then
-  echo "store_compare: $datasets/scifact/corpus.jsonl is missing; the comparison needs the" \
-    "datasets (DATASETS=...)" >&2
-  exit 1
-fi
+require_dataset store_compare "$datasets/scifact" || exit 1
 require_built store_compare "$build" engram load_client use_lite_convert || exit 1
 
 work=$(mktemp -d)

@@ -41,7 +41,7 @@ for dir in "$datasets"/*/; do
   [ -f "$dir/corpus.jsonl" ] || continue
   echo "results: evaluating $name" >&2
   "$engram" eval "$dir" --compare lexical,semantic,blended,rrf,temporal \
-    --weights "$notemporal,${sweep%,}" --json > "$work/$name.json"
+    --weights "$notemporal,${sweep%,}" --json > "$work/eval-$name.json"
 done
 # Facts that change: version links and newer-first ordering (on by
 # default) off, and linked by cosine alone, on the datasets whose facts
@@ -159,11 +159,8 @@ print("`engram eval DATASET --compare lexical,semantic,blended,rrf,temporal --we
       "default blend with the temporal weight set to 0.\n")
 metrics = ["nDCG@10", "P@10", "recall@10", "MRR@10", "recall@100", "map"]
 sweeps = {}
-for path in sorted(glob.glob(os.path.join(work, "*.json"))):
-    name = os.path.basename(path)[:-5]
-    if name in ("speed", "kill", "cluster") or name.startswith(("windows-", "best-window-", "versions-", "foreign-",
-                                                     "feedback-", "untranslated-")):
-        continue
+for path in sorted(glob.glob(os.path.join(work, "eval-*.json"))):
+    name = os.path.basename(path)[len("eval-"):-5]
     report = json.load(open(path))
     results = report["results"]
     nt = [k for k in results if k.startswith("blended[") and k.endswith("/0]")][0]
@@ -289,7 +286,7 @@ if windows:
     for path in windows:
         name = os.path.basename(path)[len("windows-"):-5]
         runs = [json.load(open(os.path.join(work, f)))
-                for f in (name + ".json", "windows-" + name + ".json",
+                for f in ("eval-" + name + ".json", "windows-" + name + ".json",
                           "best-window-" + name + ".json")]
         cells = [" / ".join(f"{r['results'][m]['nDCG@10']:.4f}" for r in runs)
                  for m in ("semantic", "blended")]
@@ -327,7 +324,7 @@ if versions:
         name = os.path.basename(path)[len("versions-off-"):-5]
         off = json.load(open(path))["results"]["blended"]
         cos = json.load(open(os.path.join(work, f"versions-cosine-{name}.json")))["results"]["blended"]
-        on = json.load(open(os.path.join(work, name + ".json")))["results"]["blended"]
+        on = json.load(open(os.path.join(work, "eval-" + name + ".json")))["results"]["blended"]
         for k in cols:
             if k in on:
                 print(f"| {name} | {k} | {off[k]:.4f} | {cos[k]:.4f} | {on[k]:.4f} |")

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/store/sqlite/sqlite_db.h"
-#include "src/store/testing/store_backends.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/cli_runner.h"
 
 namespace engram {
@@ -66,18 +65,16 @@ TEST(CliTest, UsageErrorsExitTwo) {
 
 // The everyday commands on each store: a SQLite file in the runner's home,
 // or a PostgreSQL database of its own named by ENGRAM_STORE_URL.
-class CliStoreTest : public ::testing::TestWithParam<testing::Backend> {
+class CliStoreTest : public testing::StorePlaceTest,
+                     public ::testing::WithParamInterface<testing::Backend> {
  protected:
-  void SetUp() override {
-    auto place = testing::StorePlace::Create(GetParam());
-    ASSERT_TRUE(place.ok()) << place.status().ToString();
-    place_ = std::move(*place);
+  CliStoreTest() : StorePlaceTest(GetParam()) {}
+  void SetUpStore() override {
     EngineOptions where;
     place_->Apply(&where);
     if (!where.store_url.empty()) cli_.SetEnv("ENGRAM_STORE_URL", where.store_url);
   }
 
-  std::unique_ptr<testing::StorePlace> place_;
   CliRunner cli_;
 };
 

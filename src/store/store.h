@@ -14,8 +14,9 @@
 // Thread-safety: none, but for OpenReader, OpenWriter and
 // TakeBackgroundProblem, which any thread may call at any time: one thread
 // at a time per Store. The engine serialises calls on its own store with a
-// mutex; each connection of a ReaderPool is lent to one thread at a time. Different Stores (other
-// connections, from OpenReader or OpenWriter) may be used side by side.
+// mutex; each connection of a ReaderPool is lent to one thread at a time.
+// Different Stores (other connections, from OpenReader or OpenWriter) may
+// be used side by side.
 #ifndef ENGRAM_SRC_STORE_STORE_H_
 #define ENGRAM_SRC_STORE_STORE_H_
 

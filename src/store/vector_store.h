@@ -54,7 +54,9 @@ Status CopyVectorBlob(std::string_view blob, int64_t id, size_t dimension, size_
                       std::vector<float>* buffer);
 
 // Where a scope's vectors in a space stand. A reader whose version of a
-// scope is unchanged has nothing to read again.
+// scope is unchanged has nothing to read again: no version comes back
+// once left, since `removed` never goes back and, while it holds still,
+// only adds happen, each moving `added` forward.
 struct VectorsVersion {
   // Moves whenever a vector of the scope is added by any connection (it
   // may move more often): SQLite's data_version, which any commit by

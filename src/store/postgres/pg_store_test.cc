@@ -33,11 +33,8 @@ class PgStoreTest : public testing::PgDatabaseTest {
  protected:
   void SetUp() override {
     PgDatabaseTest::SetUp();
-    PgStoreOptions options;
-    options.url = database_->Url();
-    auto store = PgStore::Open(options);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
+    store_ = Open();
+    ASSERT_NE(store_, nullptr);
   }
   // Ends every other connection to the test's database, as a server
   // restart or a network cut does.
@@ -48,19 +45,17 @@ class PgStoreTest : public testing::PgDatabaseTest {
     ASSERT_TRUE(ended.ok()) << ended.status().ToString();
     ASSERT_EQ(*ended->Int(0, 0), 1);
   }
-  Status Put(const std::string& content) {
-    return store_->Transact(
-        [&] { return store_->facts().Insert(testing::FactRowForTest(content)).status(); });
-  }
-
-  std::unique_ptr<PgStore> OpenAnother() const {
+  // Another store on the test's database; null (and a failure) when it
+  // cannot be opened.
+  std::unique_ptr<PgStore> Open() const {
     PgStoreOptions options;
     options.url = database_->Url();
     auto store = PgStore::Open(options);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     return store.ok() ? std::move(*store) : nullptr;
   }
-  // Inserts a fact of `scope` with `content`; its label.
+  // Inserts a fact of `scope` with `content`; its label, 0 (and a failure)
+  // when it could not be written.
   int64_t PutFact(const std::string& content, const std::string& scope = "default") {
     int64_t label = 0;
     const Status put = store_->Transact([&]() -> Status {
@@ -69,7 +64,7 @@ class PgStoreTest : public testing::PgDatabaseTest {
       return Status::OK();
     });
     EXPECT_TRUE(put.ok()) << put.ToString();
-    return label;
+    return put.ok() ? label : 0;
   }
   int64_t Space() {
     int64_t space = 0;
@@ -109,7 +104,7 @@ class PgStoreTest : public testing::PgDatabaseTest {
 };
 
 TEST_F(PgStoreTest, ALostConnectionFailsOnceThenTheNextStatementReconnects) {
-  ASSERT_TRUE(Put("before the cut").ok());
+  ASSERT_NE(PutFact("before the cut"), 0);
   DropTheStoresConnections();
   const auto lost = store_->facts().CountFacts();
   EXPECT_EQ(lost.status().code(), StatusCode::kUnavailable) << lost.status().ToString();
@@ -127,7 +122,7 @@ TEST_F(PgStoreTest, ATransactionThatLosesItsConnectionFailsAndWritesNothing) {
   });
   EXPECT_EQ(cut.code(), StatusCode::kUnavailable) << cut.ToString();
   // The next transaction runs on a new connection and sees nothing of it.
-  ASSERT_TRUE(Put("after reconnecting").ok());
+  ASSERT_NE(PutFact("after reconnecting"), 0);
   const auto counts = store_->facts().CountFacts();
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts->facts, 1);
@@ -142,7 +137,7 @@ TEST_F(PgStoreTest, WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem) {
   const int64_t first_fact = PutFact("held open");
   const int64_t second_fact = PutFact("committed second");
   const int64_t space = Space();
-  std::unique_ptr<PgStore> other = OpenAnother();
+  std::unique_ptr<PgStore> other = Open();
   ASSERT_NE(other, nullptr);
 
   std::promise<void> drawn;
@@ -191,7 +186,7 @@ TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {
   const int64_t mine = PutFact("in my scope", "mine");
   const int64_t theirs = PutFact("in their scope", "theirs");
   const int64_t space = Space();
-  std::unique_ptr<PgStore> other = OpenAnother();
+  std::unique_ptr<PgStore> other = Open();
   ASSERT_NE(other, nullptr);
   EXPECT_EQ(VersionOf(*store_, space, "never written"), VectorsVersion{});
   const VectorsVersion before = VersionOf(*store_, space, "mine");
@@ -233,7 +228,7 @@ TEST_F(PgStoreTest, ADatabaseOfSchemaVersionOneIsMigrated) {
                         "INSERT INTO fact_vectors (scope, space_id, fact_label, vector) "
                         "SELECT 'default', 1, label, '\\x0000803f00000000' FROM facts")
                   .ok());
-  auto reopened = OpenAnother();
+  auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
   store_ = std::move(reopened);
   auto version = db_->Query("SELECT value FROM engram_meta WHERE key = 'schema_version'");
