@@ -1,6 +1,6 @@
-// Attached files through the Engine: attach, search, refresh after an edit
-// (only the chunks whose text changed are embedded again), embedder
-// failures, and the errors of attach and detach.
+// Attached files through the Engine, on each store: attach, search,
+// refresh after an edit (only the chunks whose text changed are embedded
+// again), embedder failures, and the errors of attach and detach.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "src/context/chunker.h"
 #include "src/context/file_scanner.h"
 #include "src/embed/hash_embedder.h"
+#include "src/store/testing/store_place_test.h"
 #include "tests/test_embedders.h"
 #include "tests/test_util.h"
 
@@ -26,11 +27,16 @@ using testing::CountingEmbedder;
 using testing::TempDir;
 using testing::WriteFile;
 
-class ContextEngineTest : public ::testing::Test {
+// An engine on a store of the test's backend; the files it attaches are
+// in a directory of their own.
+class ContextEngineTest : public testing::StorePlaceTest,
+                          public ::testing::WithParamInterface<testing::Backend> {
  protected:
+  ContextEngineTest() : StorePlaceTest(GetParam()) {}
+
   std::unique_ptr<Engine> Open(std::shared_ptr<const Embedder> embedder) {
     EngineOptions o;
-    o.db_path = dir_.File("memory.db");
+    place_->Apply(&o);
     o.embedder = std::move(embedder);
     o.vector.background_backfill = false;
     auto engine = Engine::Open(o);
@@ -67,7 +73,7 @@ bool Ends(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-TEST_F(ContextEngineTest, EditingOneFunctionReembedsOnlyTheChangedChunks) {
+TEST_P(ContextEngineTest, EditingOneFunctionReembedsOnlyTheChangedChunks) {
   const fs::path src = dir_.path() / "copy" / "src";
   fs::create_directories(src.parent_path());
   fs::copy(fs::path(ENGRAM_SOURCE_DIR) / "src", src, fs::copy_options::recursive);
@@ -140,7 +146,7 @@ TEST_F(ContextEngineTest, EditingOneFunctionReembedsOnlyTheChangedChunks) {
   EXPECT_EQ(counting->documents(), settled);
 }
 
-TEST_F(ContextEngineTest, AFailingEmbedderLeavesChunksForTheNextRefresh) {
+TEST_P(ContextEngineTest, AFailingEmbedderLeavesChunksForTheNextRefresh) {
   Write("notes/deploy.md", "Deploys go out on Tuesday mornings.\n");
   Write("notes/shell.md", "The interactive shell is fish.\n");
   auto faulty = std::make_shared<testing::ScriptedFaultEmbedder>(8);
@@ -168,7 +174,7 @@ TEST_F(ContextEngineTest, AFailingEmbedderLeavesChunksForTheNextRefresh) {
   EXPECT_EQ((*refreshed)[0].unembedded, 0u);
 }
 
-TEST_F(ContextEngineTest, ErrorsLeaveTheStoreAsItWas) {
+TEST_P(ContextEngineTest, ErrorsLeaveTheStoreAsItWas) {
   Write("a.txt", "alpha\n");
   auto engine = Open(nullptr);
   ASSERT_NE(engine, nullptr);
@@ -187,7 +193,7 @@ TEST_F(ContextEngineTest, ErrorsLeaveTheStoreAsItWas) {
   EXPECT_EQ(engine->Attachments()->size(), 1u);
 }
 
-TEST_F(ContextEngineTest, WithoutAnEmbedderSearchIsLexicalOnly) {
+TEST_P(ContextEngineTest, WithoutAnEmbedderSearchIsLexicalOnly) {
   Write("a.md", "The billing service is written in Go.\n");
   Write("b.md", "Postgres listens on port 5433.\n");
   auto engine = Open(nullptr);
@@ -205,7 +211,7 @@ TEST_F(ContextEngineTest, WithoutAnEmbedderSearchIsLexicalOnly) {
   EXPECT_EQ(found->hits[0].start_line, 1);
 }
 
-TEST_F(ContextEngineTest, SemanticSignalFindsAParaphrase) {
+TEST_P(ContextEngineTest, SemanticSignalFindsAParaphrase) {
   Write("cars.md", "Park the automobile in the garage.\n");
   Write("food.md", "Lunch is served at noon in the cafeteria.\n");
   auto concepts = std::make_shared<testing::ConceptEmbedder>(
@@ -224,7 +230,7 @@ TEST_F(ContextEngineTest, SemanticSignalFindsAParaphrase) {
   EXPECT_DOUBLE_EQ(found->hits[0].weights.temporal, 0.0);
 }
 
-TEST_F(ContextEngineTest, RefreshFollowsTheDiskAndDetachRemovesEverything) {
+TEST_P(ContextEngineTest, RefreshFollowsTheDiskAndDetachRemovesEverything) {
   Write("keep.md", "kept text\n");
   const std::string gone = Write("gone.md", "removed text\n");
   auto engine = Open(std::make_shared<HashEmbedder>(32));
@@ -251,9 +257,10 @@ TEST_F(ContextEngineTest, RefreshFollowsTheDiskAndDetachRemovesEverything) {
   EXPECT_TRUE(engine->SearchContext("kept", {})->hits.empty());
 }
 
-TEST_F(ContextEngineTest, ChunkerOptionsOutOfRangeAreRefused) {
+TEST(ContextOptionsTest, ChunkerOptionsOutOfRangeAreRefused) {
+  TempDir dir;
   EngineOptions o;
-  o.db_path = dir_.File("memory.db");
+  o.db_path = dir.File("memory.db");
   o.context.chunk_bytes = 10;
   auto engine = Engine::Open(o);
   ASSERT_FALSE(engine.ok());
@@ -262,6 +269,9 @@ TEST_F(ContextEngineTest, ChunkerOptionsOutOfRangeAreRefused) {
   o.context.overlap_lines = 101;
   EXPECT_EQ(Engine::Open(o).status().code(), StatusCode::kInvalidArgument);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, ContextEngineTest, ::testing::ValuesIn(testing::AllBackends()),
+                         [](const auto& info) { return testing::BackendName(info.param); });
 
 }  // namespace
 }  // namespace engram

@@ -20,7 +20,10 @@ struct MigrateReport {
   int64_t spaces = 0;         // embedding spaces
   int64_t vectors = 0;        // stored vectors, every space
   int64_t hypotheses = 0;     // cached HyDE hypotheses
-  // What was not copied, and why (attached files, unusable vectors).
+  int64_t attachments = 0;    // attached file trees, with their files
+  int64_t chunks = 0;         // their chunks
+  int64_t chunk_vectors = 0;  // the chunks' vectors, every space
+  // What was not copied, and why (unusable vectors).
   std::vector<std::string> warnings;
 };
 
@@ -28,8 +31,9 @@ struct MigrateReport {
 // one `to` names, made when missing; `to` must hold no fact. Facts keep
 // every field (access counts, history, expiry), so a copy exports the same
 // JSONL as its source. The destination is written in one transaction: a
-// copy that fails leaves it as it was. Attached files are not copied (a
-// warning says how many); attach them again on the destination.
+// copy that fails leaves it as it was. Attached files are copied with
+// their chunks and vectors; they are read from disk again only by the next
+// `engram context refresh`.
 ENGRAM_EXPORT Result<MigrateReport> MigrateStore(const EngineOptions& from,
                                                  const EngineOptions& to);
 

@@ -31,7 +31,7 @@ FusionOptions BlendWithoutTemporal(const FusionWeights& requested) {
 
 }  // namespace
 
-Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_ids,
+Status RankChunks(ChunkStore& store, const std::vector<int64_t>& attachment_ids,
                   const LexicalQuery& query, const ChunkQueryVector& vector,
                   const ChunkRankOptions& options, ContextSearchResponse* response) {
   std::vector<int64_t> rowids;
@@ -46,10 +46,9 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
     return candidates[it->second];
   };
 
-  ENGRAM_ASSIGN_OR_RETURN(ChunkMatches matches, store->Match(attachment_ids, query));
-  const std::vector<double> bm25 =
-      Bm25Scores(matches.matches, query.Weights(), matches.collection, options.bm25, nullptr);
-  for (size_t i = 0; i < bm25.size(); ++i) candidate(matches.rowids[i]).lexical = bm25[i];
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<ChunkLexicalHit> lexical,
+                          SearchChunksLexical(store, query, attachment_ids, options.bm25));
+  for (const ChunkLexicalHit& hit : lexical) candidate(hit.rowid).lexical = hit.score;
 
   if (!vector.vector.empty()) {
     // Built for this one search: scanned on this thread, from its first row.
@@ -59,12 +58,12 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
     const std::unique_ptr<VectorIndex> index =
         NewExactIndex(vector.vector.size(), vector.max_windows, 0, one_thread);
     Status upserted = Status::OK();
-    ENGRAM_RETURN_IF_ERROR(store->ForEachVector(attachment_ids, vector.space_id,
-                                                vector.vector.size(), vector.max_windows,
-                                                [&](int64_t rowid, std::span<const float> v) {
-                                                  if (upserted.ok())
-                                                    upserted = index->Upsert(rowid, v);
-                                                }));
+    ENGRAM_RETURN_IF_ERROR(store.ForEachVector(attachment_ids, vector.space_id,
+                                               vector.vector.size(), vector.max_windows,
+                                               [&](int64_t rowid, std::span<const float> v) {
+                                                 if (upserted.ok())
+                                                   upserted = index->Upsert(rowid, v);
+                                               }));
     ENGRAM_RETURN_IF_ERROR(upserted);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> nearest,
                             index->Search(vector.vector, std::max(options.k, options.vector_top_k),
@@ -83,7 +82,7 @@ Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_id
   for (size_t i = 0; i < fused.ranked.size() && i < options.k; ++i) {
     top.push_back(rowids[fused.ranked[i].index]);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, store->Chunks(top));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, store.Chunks(top));
   for (size_t i = 0; i < records.size() && i < top.size(); ++i) {
     const FusedCandidate& f = fused.ranked[i];
     ChunkRecord& r = records[i];

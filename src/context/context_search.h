@@ -1,6 +1,10 @@
 // RankChunks: the ranking of attached-file chunks for one query (DESIGN §4
 // without the temporal signal).
 //
+// The same retrieval core as the facts' search: BM25 from the lexical
+// module (SearchChunksLexical), an exact index of src/vindex, and fusion
+// of src/rank; the store's part is ChunkStore, on any backend.
+//
 // Candidates are every chunk of the searched attachments holding a query
 // term (BM25 over the chunk text, statistics of those attachments only) and
 // the best max(k, top_k) chunks by cosine at or above min_cosine (exact
@@ -22,8 +26,8 @@
 #include "engram/context.h"
 #include "engram/options.h"
 #include "engram/status.h"
-#include "src/context/context_store.h"
 #include "src/lexical/lexical_searcher.h"
+#include "src/store/chunk_store.h"
 
 namespace engram {
 
@@ -45,7 +49,7 @@ struct ChunkQueryVector {
 };
 
 // Fills response->hits and response->candidates.
-Status RankChunks(ContextStore* store, const std::vector<int64_t>& attachment_ids,
+Status RankChunks(ChunkStore& store, const std::vector<int64_t>& attachment_ids,
                   const LexicalQuery& query, const ChunkQueryVector& vector,
                   const ChunkRankOptions& options, ContextSearchResponse* response);
 

@@ -19,8 +19,8 @@
 #include "engram/context.h"
 #include "engram/status.h"
 #include "src/context/chunker.h"
-#include "src/context/context_store.h"
 #include "src/context/file_scanner.h"
+#include "src/store/chunk_store.h"
 
 namespace engram {
 

@@ -102,13 +102,13 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
       std::lock_guard lock(mutex_);
       ENGRAM_ASSIGN_OR_RETURN(space_id, EnsureSpaceLocked(embedder, options.clock->NowMillis()));
       ENGRAM_ASSIGN_OR_RETURN(std::unordered_set<std::string> with_vectors,
-                              context_->WithVectors(space_id, new_hashes));
+                              store_->chunks().WithVectors(space_id, new_hashes));
       // Written chunks that need no text of their own embedded: their text
       // has a vector already, or another chunk written now has their text.
       report.reused = report.chunks_written - (new_hashes.size() - with_vectors.size());
       std::vector<ChunkToEmbed> stored_missing;
       if (id != 0) {
-        ENGRAM_ASSIGN_OR_RETURN(stored_missing, context_->WithoutVectors(id, space_id));
+        ENGRAM_ASSIGN_OR_RETURN(stored_missing, store_->chunks().WithoutVectors(id, space_id));
       }
       todo = TextsToEmbed(plan, stored_missing, with_vectors);
     }
@@ -153,28 +153,29 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
   StoredAttachment after;
   ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {
     if (id == 0) {
-      ENGRAM_ASSIGN_OR_RETURN(id, context_->Create(name, roots, chunking, now));
+      ENGRAM_ASSIGN_OR_RETURN(id, store_->chunks().Create(name, roots, chunking, now));
     } else {
-      auto current = context_->Find(name);
+      auto current = store_->chunks().Find(name);
       if (!current.ok() || current->id != id) {
         return NotFound("attachment '" + name + "' was detached meanwhile");
       }
-      ENGRAM_RETURN_IF_ERROR(context_->Touch(id, chunking, now));
+      ENGRAM_RETURN_IF_ERROR(store_->chunks().Touch(id, chunking, now));
     }
     for (const std::string& path : plan.removed) {
-      ENGRAM_RETURN_IF_ERROR(context_->RemoveFile(id, path));
+      ENGRAM_RETURN_IF_ERROR(store_->chunks().RemoveFile(id, path));
     }
     for (const FileUpdate& u : plan.updates) {
-      ENGRAM_RETURN_IF_ERROR(context_->PutFile(id, u.file));
-      if (u.rechunked) ENGRAM_RETURN_IF_ERROR(context_->ReplaceChunks(id, u.file.path, u.chunks));
+      ENGRAM_RETURN_IF_ERROR(store_->chunks().PutFile(id, u.file));
+      if (u.rechunked)
+        ENGRAM_RETURN_IF_ERROR(store_->chunks().ReplaceChunks(id, u.file.path, u.chunks));
     }
     for (const auto& [hash, v] : vectors) {
-      ENGRAM_RETURN_IF_ERROR(context_->PutVector(space_id, hash, v));
+      ENGRAM_RETURN_IF_ERROR(store_->chunks().PutVector(space_id, hash, v));
     }
-    ENGRAM_RETURN_IF_ERROR(context_->DropUnusedVectors().status());
-    ENGRAM_ASSIGN_OR_RETURN(after, context_->Find(name));
+    ENGRAM_RETURN_IF_ERROR(store_->chunks().DropUnusedVectors().status());
+    ENGRAM_ASSIGN_OR_RETURN(after, store_->chunks().Find(name));
     if (!options.embedder) return Status::OK();
-    ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_->CountWithoutVectors({id}, space_id));
+    ENGRAM_ASSIGN_OR_RETURN(int64_t missing, store_->chunks().CountWithoutVectors({id}, space_id));
     report.unembedded = static_cast<size_t>(missing);
     return Status::OK();
   }));
@@ -184,15 +185,7 @@ Result<AttachReport> EngineImpl::ApplySync(const EngineOptions& options, const s
   return report;
 }
 
-Status EngineImpl::ContextSupported(const char* what) const {
-  if (context_) return Status::OK();
-  return NotSupported(std::string(what) +
-                      ": attached files are kept in a SQLite store only, for now; this engine's "
-                      "store is PostgreSQL (store.url)");
-}
-
 Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
-  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: attach"));
   const std::shared_ptr<const EngineOptions> options = Options();
   if (request.paths.empty()) return InvalidArgument("context: attach: no path given");
   std::vector<std::string> roots;
@@ -204,7 +197,7 @@ Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
   ENGRAM_RETURN_IF_ERROR(CheckName(name).WithContext("context: attach"));
   {
     std::lock_guard lock(mutex_);
-    auto found = context_->Find(name);
+    auto found = store_->chunks().Find(name);
     if (found.ok()) {
       return Status(StatusCode::kAlreadyExists,
                     "context: attach: an attachment named '" + name +
@@ -222,9 +215,8 @@ Result<AttachReport> EngineImpl::Attach(const AttachRequest& request) {
 }
 
 Result<std::vector<Attachment>> EngineImpl::Attachments() {
-  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: list"));
   std::lock_guard lock(mutex_);
-  auto list = context_->List();
+  auto list = store_->chunks().List();
   if (!list.ok()) return list.status().WithContext("context: list");
   std::vector<Attachment> out;
   for (StoredAttachment& a : *list) out.push_back(std::move(a.info));
@@ -232,18 +224,17 @@ Result<std::vector<Attachment>> EngineImpl::Attachments() {
 }
 
 Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::string& name) {
-  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: refresh"));
   const std::shared_ptr<const EngineOptions> options = Options();
   const SyncOptions sync = SyncOptionsOf(options->context);
   std::vector<StoredAttachment> targets;
   {
     std::lock_guard lock(mutex_);
     if (name.empty()) {
-      auto list = context_->List();
+      auto list = store_->chunks().List();
       if (!list.ok()) return list.status().WithContext("context: refresh");
       targets = std::move(*list);
     } else {
-      auto found = context_->Find(name);
+      auto found = store_->chunks().Find(name);
       if (!found.ok()) return found.status().WithContext("context: refresh");
       targets.push_back(std::move(*found));
     }
@@ -253,7 +244,7 @@ Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::stri
     std::vector<StoredFile> files;
     {
       std::lock_guard lock(mutex_);
-      auto stored = context_->Files(a.id);
+      auto stored = store_->chunks().Files(a.id);
       if (!stored.ok())
         return stored.status().WithContext("context: refresh '" + a.info.name + "'");
       files = std::move(*stored);
@@ -282,14 +273,13 @@ Result<std::vector<AttachReport>> EngineImpl::RefreshAttachments(const std::stri
 }
 
 Result<Attachment> EngineImpl::Detach(const std::string& name) {
-  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: detach"));
   std::lock_guard lock(mutex_);
   Result<StoredAttachment> found = NotFound("");
   Status s = store_->Transact([&]() -> Status {
-    found = context_->Find(name);
+    found = store_->chunks().Find(name);
     ENGRAM_RETURN_IF_ERROR(found.status());
-    ENGRAM_RETURN_IF_ERROR(context_->Delete(found->id));
-    return context_->DropUnusedVectors().status();
+    ENGRAM_RETURN_IF_ERROR(store_->chunks().Delete(found->id));
+    return store_->chunks().DropUnusedVectors().status();
   });
   if (!s.ok()) return s.WithContext("context: detach");
   return found->info;
@@ -297,7 +287,6 @@ Result<Attachment> EngineImpl::Detach(const std::string& name) {
 
 Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query,
                                                         const ContextSearchOptions& options) {
-  ENGRAM_RETURN_IF_ERROR(ContextSupported("context: search"));
   const std::shared_ptr<const EngineOptions> engine_options = Options();
   if (query.empty()) return InvalidArgument("context: search: the query is empty");
   ContextSearchResponse response;
@@ -323,24 +312,25 @@ Result<ContextSearchResponse> EngineImpl::SearchContext(const std::string& query
   Status s = store_->ReadTransact([&]() -> Status {
     std::vector<int64_t> ids;
     if (options.attachments.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredAttachment> all, context_->List());
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredAttachment> all, store_->chunks().List());
       for (const StoredAttachment& a : all) ids.push_back(a.id);
     } else {
       for (const std::string& name : options.attachments) {
-        ENGRAM_ASSIGN_OR_RETURN(StoredAttachment a, context_->Find(name));
+        ENGRAM_ASSIGN_OR_RETURN(StoredAttachment a, store_->chunks().Find(name));
         ids.push_back(a.id);
       }
     }
     ChunkQueryVector vector;
     if (engine_options->embedder) {
       ENGRAM_ASSIGN_OR_RETURN(vector.space_id, FindSpaceLocked(*engine_options->embedder));
-      ENGRAM_ASSIGN_OR_RETURN(int64_t missing, context_->CountWithoutVectors(ids, vector.space_id));
+      ENGRAM_ASSIGN_OR_RETURN(int64_t missing,
+                              store_->chunks().CountWithoutVectors(ids, vector.space_id));
       response.unembedded = static_cast<size_t>(missing);
       if (vector.space_id != 0 && !query_vector.empty()) vector.vector = query_vector;
       vector.max_windows = engine_options->embedder->Space().MaxVectorsPerDocument();
       response.semantic = !vector.vector.empty();
     }
-    return RankChunks(context_.get(), ids, lexical, vector, rank, &response);
+    return RankChunks(store_->chunks(), ids, lexical, vector, rank, &response);
   });
   if (!s.ok()) return s.WithContext("context: search");
   return response;

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "src/common/hash.h"
-#include "src/context/context_store.h"
 #include "src/engine/fact_validator.h"
 #include "src/engine/store_opener.h"
 #include "src/lexical/lexical_searcher.h"
@@ -29,7 +28,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 EngineImpl::EngineImpl(EngineOptions options, std::unique_ptr<Store> store)
     : options_(std::make_shared<const EngineOptions>(std::move(options))),
       store_(std::move(store)),
-      context_(store_->sqlite() ? std::make_unique<ContextStore>(store_->sqlite()) : nullptr),
       readers_(options_->readers > 0 ? std::make_unique<ReaderPool>(store_.get(), options_->readers)
                                      : nullptr),
       access_(std::make_unique<AccessRecorder>(

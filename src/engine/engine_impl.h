@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "engram/engine.h"
-#include "src/context/context_store.h"
 #include "src/context/context_sync.h"
 #include "src/engine/access_recorder.h"
 #include "src/engine/backfill_worker.h"
@@ -248,9 +247,6 @@ class EngineImpl final : public Engine {
   Result<std::vector<double>> TermOverlaps(const std::vector<Pair>& pairs,
                                            const std::unordered_map<int64_t, RankInput>& facts);
 
-  // NotSupported, prefixed with `what`, when the store keeps no attached
-  // files (context_ is null); OK otherwise.
-  Status ContextSupported(const char* what) const;
   // Writes `plan` for attachment `name` (created when `id` is 0, else
   // checked to still be `id`), with vectors for the chunks that lack one in
   // the active space, embedded first outside the lock. One transaction.
@@ -263,9 +259,6 @@ class EngineImpl final : public Engine {
   mutable std::mutex options_mutex_;
   std::shared_ptr<const EngineOptions> options_;  // guarded by options_mutex_
   std::unique_ptr<Store> store_;
-  // The attached files' tables, on store_'s SQLite connection; null on a
-  // store of another backend, where attaching files is not supported yet.
-  std::unique_ptr<ContextStore> context_;
   // The last space looked up: its key and id; guarded by mutex_.
   std::string space_key_;
   int64_t space_id_ = 0;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -500,21 +501,33 @@ TEST_P(EngineTest, SurvivesReopen) {
   EXPECT_EQ(Contents("persisted", FusionMode::kLexical).size(), 1u);
 }
 
-// Attached files are kept in SQLite's tables only, for now: on another
-// store every context call says so, and nothing else changes.
-TEST_P(EngineTest, AttachedFilesNeedASqliteStoreForNow) {
-  Add("a fact beside no attachment");
-  const auto attachments = engine_->Attachments();
-  if (backend_ == Backend::kSqlite) {
-    ASSERT_TRUE(attachments.ok()) << attachments.status().ToString();
-    EXPECT_TRUE(attachments->empty());
-    return;
-  }
-  EXPECT_EQ(attachments.status().code(), StatusCode::kNotSupported);
-  EXPECT_NE(attachments.status().message().find("SQLite store only"), std::string::npos);
-  const auto searched = engine_->SearchContext("fact", {});
-  EXPECT_EQ(searched.status().code(), StatusCode::kNotSupported);
+// Attached files live in the store, on either backend: a second engine on
+// the same store (another server) lists and searches what the first
+// attached, and the facts are as they were.
+TEST_P(EngineTest, AttachedFilesAreKeptInTheStoreForEveryEngineOnIt) {
+  Add("a fact beside the attachment");
+  const std::string root = (std::filesystem::path(place_->Directory()) / "notes").string();
+  std::filesystem::create_directories(root);
+  testing::WriteFile(root + "/deploy.md", "Deploys go out on Tuesdays after the canary passes.\n");
+  auto attached = engine_->Attach({{root}, "notes"});
+  ASSERT_TRUE(attached.ok()) << attached.status().ToString();
+  EXPECT_EQ(attached->files, 1u);
+
+  auto other = Engine::Open(StoreOptions());
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  const auto listed = (*other)->Attachments();
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].name, "notes");
+  EXPECT_EQ((*listed)[0].chunks, 1u);
+  const auto found = (*other)->SearchContext("when do deploys go out", {});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(found->hits[0].path, root + "/deploy.md");
   EXPECT_EQ(Contents("fact", FusionMode::kLexical).size(), 1u);
+
+  ASSERT_TRUE((*other)->Detach("notes").ok());
+  EXPECT_TRUE(engine_->Attachments()->empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EngineTest, ::testing::ValuesIn(testing::AllBackends()),

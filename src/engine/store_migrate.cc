@@ -3,7 +3,6 @@
 #include <string>
 
 #include "engram/migrate.h"
-#include "src/context/context_store.h"
 #include "src/engine/fact_validator.h"
 #include "src/engine/store_opener.h"
 #include "src/lexical/lexical_searcher.h"
@@ -28,18 +27,10 @@ Result<MigrateReport> MigrateStore(const EngineOptions& from_options,
   report.spaces = copied.spaces;
   report.vectors = copied.vectors;
   report.hypotheses = copied.hypotheses;
-  for (const std::string& skipped : copied.skipped) {
-    report.warnings.push_back(skipped + "; not copied (`engram backfill` embeds its fact again)");
-  }
-  if (SqliteDb* db = from->sqlite()) {
-    ENGRAM_ASSIGN_OR_RETURN(const std::vector<StoredAttachment> attachments,
-                            ContextStore(db).List());
-    if (!attachments.empty()) {
-      report.warnings.push_back(std::to_string(attachments.size()) +
-                                " attached file tree(s) not copied; attach them again on the "
-                                "destination (`engram context attach`)");
-    }
-  }
+  report.attachments = copied.attachments;
+  report.chunks = copied.chunks;
+  report.chunk_vectors = copied.chunk_vectors;
+  report.warnings = copied.skipped;
   return report;
 }
 

@@ -1,10 +1,11 @@
 // engram migrate's copy (include/engram/migrate.h): a store copied from
 // SQLite into each backend and back into SQLite exports the same bytes, and
-// keeps its vectors, version links and HyDE cache.
+// keeps its vectors, version links, HyDE cache and attached files.
 #include "engram/migrate.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "src/store/testing/store_backends.h"
 #include "tests/engine_for_test.h"
 #include "tests/test_llms.h"
+#include "tests/test_util.h"
 
 namespace engram {
 namespace {
@@ -55,6 +57,32 @@ class MigrateTest : public ::testing::TestWithParam<Backend> {
     return out.str();
   }
 
+  // The attachments of the store at place `i` and a search of their chunks
+  // with both signals, as lines of text.
+  std::vector<std::string> ContextShown(size_t i) const {
+    auto engine = testing::OpenEngineForTest(At(i));
+    std::vector<std::string> out;
+    const auto attachments = engine->Attachments();
+    EXPECT_TRUE(attachments.ok()) << attachments.status().ToString();
+    if (!attachments.ok()) return out;
+    for (const Attachment& a : *attachments) {
+      std::ostringstream line;
+      line << a.name << " " << a.roots.size() << " " << a.files << " " << a.chunks << " "
+           << a.created_at << " " << a.refreshed_at;
+      out.push_back(line.str());
+    }
+    const auto found = engine->SearchContext("where are old invoices and standup notes", {});
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    if (!found.ok()) return out;
+    EXPECT_TRUE(found->semantic);
+    for (const ContextHit& hit : found->hits) {
+      std::ostringstream line;
+      line << hit.path.substr(hit.path.rfind('/')) << " " << hit.start_line << " " << hit.score;
+      out.push_back(line.str());
+    }
+    return out;
+  }
+
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kNow);
   std::shared_ptr<testing::TableLlm> llm_ = std::make_shared<testing::TableLlm>();
   std::vector<std::unique_ptr<testing::StorePlace>> places_;
@@ -86,8 +114,15 @@ TEST_P(MigrateTest, ARoundTripExportsTheSameBytesAndKeepsVectorsLinksAndTheCache
     SearchOptions search;
     search.record_access = true;
     ASSERT_FALSE(testing::SearchForTest(*engine, kQuery, search).hits.empty());
+    const std::string notes = places_[0]->Directory() + "/notes";
+    std::filesystem::create_directories(notes);
+    testing::WriteFile(notes + "/billing.md", "Invoices older than a year move to cold storage.\n");
+    testing::WriteFile(notes + "/standup.md", "The standup notes live in the team wiki.\n");
+    ASSERT_TRUE(engine->Attach({{notes}, "notes"}).ok());
   }
   const std::string original = Exported(0);
+  const std::vector<std::string> original_context = ContextShown(0);
+  ASSERT_EQ(original_context.size(), 3u);  // the attachment and its two chunks
   ASSERT_NE(original.find("\"access_count\":1"), std::string::npos) << original;
 
   for (size_t hop : {size_t{1}, size_t{2}}) {
@@ -99,8 +134,12 @@ TEST_P(MigrateTest, ARoundTripExportsTheSameBytesAndKeepsVectorsLinksAndTheCache
     EXPECT_EQ(report->spaces, 1);
     EXPECT_EQ(report->vectors, 4);
     EXPECT_EQ(report->hypotheses, 1);
+    EXPECT_EQ(report->attachments, 1);
+    EXPECT_EQ(report->chunks, 2);
+    EXPECT_EQ(report->chunk_vectors, 2);
     EXPECT_TRUE(report->warnings.empty()) << report->warnings.front();
     EXPECT_EQ(Exported(hop), original);
+    EXPECT_EQ(ContextShown(hop), original_context);
   }
 
   // The copy searches with its own vectors, knows the history and answers
@@ -121,6 +160,12 @@ TEST_P(MigrateTest, ARoundTripExportsTheSameBytesAndKeepsVectorsLinksAndTheCache
   EXPECT_TRUE(r.hyde.cached);
   EXPECT_TRUE(r.semantic);
   EXPECT_EQ(llm_->requests().size(), asked);
+  // The chunks came with their vectors: a refresh embeds nothing.
+  const auto refreshed = copy->RefreshAttachments("notes");
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  ASSERT_EQ(refreshed->size(), 1u);
+  EXPECT_EQ((*refreshed)[0].embedded, 0u);
+  EXPECT_EQ((*refreshed)[0].files_unchanged, 2u);
 }
 
 TEST_P(MigrateTest, AStoreThatHoldsFactsIsNotWrittenInto) {

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "src/common/hash.h"
-#include "src/context/context_store.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/postgres/pg_store.h"
 #include "src/store/sqlite/sqlite_store.h"
@@ -25,9 +24,7 @@ Status SyncAnalyzerVersion(Store* store) {
   if (!stored.ok() && stored.status().code() != StatusCode::kNotFound) return stored.status();
   return store->Transact([&]() -> Status {
     ENGRAM_RETURN_IF_ERROR(store->facts().RebuildLexicalIndex(&CountFactText));
-    if (SqliteDb* db = store->sqlite()) {
-      ENGRAM_RETURN_IF_ERROR(ContextStore(db).RebuildLexicalIndex(&CountTerms));
-    }
+    ENGRAM_RETURN_IF_ERROR(store->chunks().RebuildLexicalIndex(&CountTerms));
     return store->SetMeta(kAnalyzerVersionKey, current);
   });
 }

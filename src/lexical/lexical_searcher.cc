@@ -244,4 +244,31 @@ Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQue
   return out;
 }
 
+Result<std::vector<ChunkLexicalHit>> SearchChunksLexical(ChunkStore& store,
+                                                         const LexicalQuery& query,
+                                                         const std::vector<int64_t>& attachment_ids,
+                                                         const Bm25Options& options) {
+  std::vector<ChunkLexicalHit> out;
+  if (attachment_ids.empty() || query.terms.empty()) return out;
+  ENGRAM_ASSIGN_OR_RETURN(const ChunkTextTotals totals, store.TextTotalsOf(attachment_ids));
+  if (totals.chunks == 0) return out;
+  const QueryPhrases phrases = PhrasesOf(query);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkTextMatch> found,
+                          store.MatchText(phrases.phrases, attachment_ids));
+  std::vector<Bm25Match> matches;
+  matches.reserve(found.size());
+  out.reserve(found.size());
+  for (const ChunkTextMatch& f : found) {
+    matches.push_back(
+        Bm25Match{FoldPhraseFrequencies(f.tf, phrases, 1), {static_cast<double>(f.terms)}});
+    out.push_back(ChunkLexicalHit{f.rowid, 0.0});
+  }
+  const Bm25Collection collection{
+      totals.chunks, {totals.terms / static_cast<double>(totals.chunks)}, {1.0}};
+  const std::vector<double> scores =
+      Bm25Scores(matches, query.Weights(), collection, options, nullptr);
+  for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
+  return out;
+}
+
 }  // namespace engram

@@ -1,5 +1,5 @@
 // LexicalSearcher: BM25 over the store's full-text index, restricted to
-// scopes.
+// scopes (facts) or to attachments (chunks of attached files).
 //
 // The store finds the facts of the scopes that contain any form of a query
 // term and reports, per fact, each form's frequency in content and in tags
@@ -20,6 +20,7 @@
 #include "engram/clock.h"
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/store/chunk_store.h"
 #include "src/store/fact_store.h"
 
 namespace engram {
@@ -140,6 +141,21 @@ Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQue
                                               const Bm25Options& options,
                                               const FactVisibility& visibility = {},
                                               QueryTermCounts* counts = nullptr);
+
+// A chunk of an attached file that matched, scored.
+struct ChunkLexicalHit {
+  int64_t rowid = 0;
+  double score = 0.0;  // BM25, >= 0
+};
+
+// Every chunk of the attachments `attachment_ids` holding at least one
+// term of `query`, unordered, scored as SearchLexical scores facts (one
+// field, the text), with the collection statistics of those attachments'
+// chunks only.
+Result<std::vector<ChunkLexicalHit>> SearchChunksLexical(ChunkStore& store,
+                                                         const LexicalQuery& query,
+                                                         const std::vector<int64_t>& attachment_ids,
+                                                         const Bm25Options& options);
 
 // The share of the weight of query terms [first, last) that a fact's
 // matched terms carry: sum of w(t) over the `matched` indexes in the range

@@ -23,7 +23,10 @@ FactRow Row(const std::string& content) {
   return row;
 }
 
-int64_t CountFacts(Store& store) { return *store.sqlite()->QueryInt("SELECT count(*) FROM facts"); }
+// The SQLite connection under a store this test opened.
+SqliteDb& Db(Store& store) { return *static_cast<SqliteStore&>(store).sqlite(); }
+
+int64_t CountFacts(Store& store) { return *Db(store).QueryInt("SELECT count(*) FROM facts"); }
 
 class ReaderPoolTest : public ::testing::Test {
  protected:
@@ -57,8 +60,7 @@ TEST_F(ReaderPoolTest, ReadsItsOwnSnapshotWhileTheWriterCommits) {
   ASSERT_TRUE(read.ok()) << read.ToString();
   EXPECT_EQ(CountFacts(reader), 2);  // the next read sees the commit
   // The reader's FTS5 tokenizer is registered: a MATCH works on it.
-  EXPECT_EQ(
-      *reader.sqlite()->QueryInt("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'fact'"), 1);
+  EXPECT_EQ(*Db(reader).QueryInt("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'fact'"), 1);
 }
 
 TEST_F(ReaderPoolTest, AReaderCannotWrite) {

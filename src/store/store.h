@@ -1,11 +1,10 @@
 // Store: one connection to the place a memory is kept, a SQLite file
 // (src/store/sqlite) or a PostgreSQL database (src/store/postgres), and
 // the parts of it: facts with their full-text index, embedding spaces and
-// vectors, version links, the HyDE cache. Every SQL statement on these is
+// vectors, version links, the HyDE cache, attached files. Every SQL statement on these is
 // written inside one of the implementations; everything above them (the
 // lexical and vector signals, fusion, the engine) is the same code for
-// every backend. Attached files are not behind this interface yet: their
-// tables are reached through sqlite().
+// every backend.
 //
 // A write runs inside Transact() and is all or nothing. Reads inside
 // ReadTransact() see one snapshot. Reads outside either see what is
@@ -28,14 +27,13 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/store/chunk_store.h"
 #include "src/store/fact_store.h"
 #include "src/store/hypothesis_store.h"
 #include "src/store/vector_store.h"
 #include "src/store/version_store.h"
 
 namespace engram {
-
-class SqliteDb;
 
 class Store {
  public:
@@ -62,6 +60,7 @@ class Store {
   virtual VectorStore& vectors() = 0;         // NOLINT(readability-identifier-naming): accessor
   virtual VersionStore& versions() = 0;       // NOLINT(readability-identifier-naming): accessor
   virtual HypothesisStore& hypotheses() = 0;  // NOLINT(readability-identifier-naming): accessor
+  virtual ChunkStore& chunks() = 0;           // NOLINT(readability-identifier-naming): accessor
 
   // Small key-value settings kept with the data (e.g. the analyzer
   // version). NotFound when `key` was never set.
@@ -85,11 +84,6 @@ class Store {
   // indexes, under SidecarPrefix() + ".vindex"): a path prefix on this
   // machine.
   virtual std::string SidecarPrefix() const = 0;
-
-  // The SQLite connection under this store, for the attached files' tables
-  // (src/context), which are not behind this interface yet; null for any
-  // other backend.
-  virtual SqliteDb* sqlite() = 0;  // NOLINT(readability-identifier-naming): accessor
 };
 
 // What every backend's Transact and ReadTransact do, given how it runs a

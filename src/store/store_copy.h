@@ -1,7 +1,8 @@
 // CopyStore: everything one Store holds, written into another of any
 // backend (`engram migrate`): facts with every field (history, access
 // counts, expiry), their version links, the embedding spaces and every
-// vector of each, and the HyDE cache. Facts and vectors get new labels in
+// vector of each, the HyDE cache, and attached files (attachments, files,
+// chunks and the chunks' vectors). Facts and vectors get new labels in
 // the destination; what refers to them (links, vectors) follows.
 //
 // The source is read in one snapshot and the destination written in one
@@ -28,14 +29,17 @@ struct StoreCopyCounts {
   int64_t spaces = 0;
   int64_t vectors = 0;
   int64_t hypotheses = 0;
-  // Vectors left out: a blob that is not a whole number of floats, which
-  // no search could use either (`engram backfill` embeds its fact again).
+  int64_t attachments = 0;
+  int64_t chunks = 0;
+  int64_t chunk_vectors = 0;
+  // Vectors left out, each with what to do about it: a blob that is not a
+  // whole number of floats, which no search could use either.
   std::vector<std::string> skipped;
 };
 
 // Copies `from` into `to`, which holds no fact (FailedPrecondition
-// otherwise); `count` gives what the destination's full-text index records
-// of each fact, as when it was added.
+// otherwise) and no attachment of a name `from` has (AlreadyExists); `count` gives what the
+// destination's full-text index records of each fact, as when it was added.
 Result<StoreCopyCounts> CopyStore(Store& from, Store& to, const TermCounter& count);
 
 }  // namespace engram

@@ -9,10 +9,10 @@
 namespace engram {
 
 Status CopyVectorBlob(std::string_view blob, int64_t id, size_t dimension, size_t max_vectors,
-                      std::vector<float>* buffer) {
+                      std::vector<float>* buffer, std::string_view owner) {
   const size_t vectors = VectorsInBlob(blob.size(), dimension, max_vectors);
   if (vectors == 0) {
-    return Corruption("store: vector " + std::to_string(id) + " holds " +
+    return Corruption("store: " + std::string(owner) + " " + std::to_string(id) + " holds " +
                       std::to_string(blob.size()) + " bytes, want " +
                       BlobSizeWanted(dimension, max_vectors));
   }

@@ -49,9 +49,10 @@ struct FactToEmbed {
 
 // Copies `blob`, the stored vectors of vector `id`, into `buffer`:
 // Corruption naming the vector unless it holds 1 to `max_vectors` vectors
-// of `dimension` floats.
+// of `dimension` floats. `owner` names what the id numbers ("vector",
+// "chunk") in that message.
 Status CopyVectorBlob(std::string_view blob, int64_t id, size_t dimension, size_t max_vectors,
-                      std::vector<float>* buffer);
+                      std::vector<float>* buffer, std::string_view owner = "vector");
 
 // Where a scope's vectors in a space stand. A reader whose version of a
 // scope is unchanged has nothing to read again: no version comes back

@@ -45,7 +45,9 @@ void RegisterMigrate(CLI::App& app, Cli& cli) {
     cli.out() << "copied " << report->facts << " fact(s), " << report->version_links
               << " version link(s), " << report->vectors << " vector(s) in " << report->spaces
               << " space(s), " << report->hypotheses << " cached hypothes"
-              << (report->hypotheses == 1 ? "is" : "es") << " to "
+              << (report->hypotheses == 1 ? "is" : "es") << ", " << report->attachments
+              << " attachment(s) with " << report->chunks << " chunk(s) and "
+              << report->chunk_vectors << " chunk vector(s) to "
               << (dest.store_url.empty() ? dest.db_path : UrlForMessage(dest.store_url)) << "\n";
     return kExitOk;
   });

@@ -7,6 +7,7 @@
 #include "src/store/fact_id.h"
 #include "src/store/index_forms.h"
 #include "src/store/postgres/pg_schema.h"
+#include "src/store/postgres/pg_term_index.h"
 
 namespace engram {
 namespace {
@@ -59,23 +60,6 @@ Result<StoredFact> ReadFact(const PgResult& r, int row) {
   ENGRAM_ASSIGN_OR_RETURN(f.valid_until, r.Int(row, 14));
   ENGRAM_ASSIGN_OR_RETURN(f.expires_at, r.Int(row, 15));
   return out;
-}
-
-// `values` as integer array elements.
-std::vector<int64_t> Widened(const std::vector<int32_t>& values) {
-  return {values.begin(), values.end()};
-}
-
-// The parameters of a fact's term arrays: terms, content_tf, tags_tf.
-struct TermArrays {
-  PgParam terms;
-  PgParam content_tf;
-  PgParam tags_tf;
-};
-TermArrays TermArraysOf(std::string_view content, const std::string& encoded_tags) {
-  const FullTextEntry entry = FullTextEntryOf(content, encoded_tags);
-  return {TextArray(entry.terms), IntArray(Widened(entry.content_tf)),
-          IntArray(Widened(entry.tags_tf))};
 }
 
 // The condition that a fact's tags (a JSON array under `alias`) hold the

@@ -68,9 +68,6 @@ class PgFactStore final : public FactStore, private PgPart {
   Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
 
  private:
-  // Runs `query`, which finds facts by their terms, with the planner told
-  // to use the GIN index on them.
-  Result<PgResult> RunOnTheTermIndex(const PgQuery& query);
   // The facts `query` (selecting kFactColumns) returns, in order.
   Result<std::vector<StoredFact>> ReadFacts(const PgQuery& query) const;
 };

@@ -6,11 +6,10 @@
 // costs five times as much CPU there). Scoring them is the lexical
 // module's (src/lexical/bm25.h), as on SQLite.
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "src/store/postgres/pg_fact_store.h"
+#include "src/store/postgres/pg_term_index.h"
 
 namespace engram {
 
@@ -41,33 +40,16 @@ Result<std::vector<FullTextMatch>> PgFactStore::MatchFullText(
   q.Param(TextArray(phrases));
   q.Param(TextArray(ScopesOrDefault(scopes)));
   AppendVisibility(visibility, "f", &q);
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, RunOnTheTermIndex(q));
-  // Where each phrase goes in a match's tf, [phrase][field].
-  std::unordered_multimap<std::string_view, size_t> phrase_at;
-  for (size_t i = 0; i < phrases.size(); ++i) phrase_at.emplace(phrases[i], i);
+  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, RunOnTermIndex(db(), q));
+  const PhraseCounter counter(phrases);
   constexpr size_t kFields = 2;  // content, tags
   out.reserve(static_cast<size_t>(r.Rows()));
   for (int i = 0; i < r.Rows(); ++i) {
     FullTextMatch m;
-    ENGRAM_ASSIGN_OR_RETURN(const std::vector<std::string> terms, ParseTextArray(r.Text(i, 8)));
-    ENGRAM_ASSIGN_OR_RETURN(const std::vector<int64_t> content_tf, ParseIntArray(r.Text(i, 9)));
-    ENGRAM_ASSIGN_OR_RETURN(const std::vector<int64_t> tags_tf, ParseIntArray(r.Text(i, 10)));
-    if (content_tf.size() != terms.size() || tags_tf.size() != terms.size()) {
-      return Corruption("store: postgres: fact row " + std::string(r.Text(i, 0)) + " holds " +
-                        std::to_string(terms.size()) + " terms but " +
-                        std::to_string(content_tf.size()) + " and " +
-                        std::to_string(tags_tf.size()) + " counts");
-    }
-    m.tf.assign(phrases.size() * kFields, 0);
+    ENGRAM_ASSIGN_OR_RETURN(m.tf, counter.Count(r.Text(i, 8), {r.Text(i, 9), r.Text(i, 10)},
+                                                "fact row " + std::string(r.Text(i, 0))));
     bool in_content = false;
-    for (size_t t = 0; t < terms.size(); ++t) {
-      const auto [first, last] = phrase_at.equal_range(terms[t]);
-      for (auto it = first; it != last; ++it) {
-        m.tf[it->second * kFields] = static_cast<int32_t>(content_tf[t]);
-        m.tf[it->second * kFields + 1] = static_cast<int32_t>(tags_tf[t]);
-        in_content = in_content || content_tf[t] > 0;
-      }
-    }
+    for (size_t p = 0; p < phrases.size(); ++p) in_content = in_content || m.tf[p * kFields] > 0;
     if (content_only && !in_content) continue;
     ENGRAM_ASSIGN_OR_RETURN(m.rowid, r.Int(i, 0));
     m.id = r.Text(i, 1);
@@ -87,21 +69,8 @@ Result<int64_t> PgFactStore::FactsHolding(const std::string& term, const std::st
   PgQuery q("SELECT count(*) FROM facts WHERE scope = $1 AND terms @> ARRAY[$2::text]");
   q.Param(PgParam::Text(scope));
   q.Param(PgParam::Text(term));
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, RunOnTheTermIndex(q));
+  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, RunOnTermIndex(db(), q));
   return r.Int(0, 0);
-}
-
-Result<PgResult> PgFactStore::RunOnTheTermIndex(const PgQuery& query) {
-  // PostgreSQL prices an array overlap at one operator call per row, where
-  // it costs microseconds on a fact's array of terms, so it prefers to
-  // filter every fact of the scope over reading the GIN index even when a
-  // tenth of the scope matches: 35 ms against 2 ms at 10,000 facts. Inside
-  // a transaction the setting goes with it if the query fails.
-  ENGRAM_RETURN_IF_ERROR(db().Exec("SET enable_seqscan = off"));
-  Result<PgResult> r = query.Run(db());
-  const Status reset = db().Exec("RESET enable_seqscan");
-  if (r.ok() && !reset.ok()) return reset;
-  return r;
 }
 
 }  // namespace engram

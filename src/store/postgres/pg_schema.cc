@@ -205,8 +205,55 @@ END $$;
 ALTER TABLE embedding_spaces DROP COLUMN vectors_removed;
 )sql";
 
+// Version 3: attached files (include/engram/context.h), as on SQLite:
+// attachments, their files and chunks, and the chunks' vectors keyed by
+// space and the SHA-256 of their text, so equal text is embedded once.
+// A chunk's full-text index is term arrays, as a fact's: `index_terms`
+// (its distinct index forms, under a GIN index) and `index_tf` (each
+// form's count). Deleting an attachment deletes its files and chunks,
+// deleting a space its chunk vectors (foreign keys).
+constexpr char kSchemaV3[] = R"sql(
+CREATE TABLE context_attachments (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text COLLATE "C" NOT NULL UNIQUE,
+  roots text NOT NULL,
+  chunking text NOT NULL,
+  created_at bigint NOT NULL,
+  refreshed_at bigint NOT NULL
+);
+CREATE TABLE context_files (
+  attachment_id bigint NOT NULL REFERENCES context_attachments (id) ON DELETE CASCADE,
+  path text COLLATE "C" NOT NULL,
+  size bigint NOT NULL,
+  mtime bigint NOT NULL,
+  content_hash text NOT NULL,
+  PRIMARY KEY (attachment_id, path)
+);
+CREATE TABLE context_chunks (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  attachment_id bigint NOT NULL REFERENCES context_attachments (id) ON DELETE CASCADE,
+  path text COLLATE "C" NOT NULL,
+  start_line bigint NOT NULL,
+  end_line bigint NOT NULL,
+  content_hash text COLLATE "C" NOT NULL,
+  text text NOT NULL,
+  terms integer NOT NULL,
+  index_terms text[] COLLATE "C" NOT NULL,
+  index_tf integer[] NOT NULL
+);
+CREATE INDEX context_chunks_file ON context_chunks (attachment_id, path);
+CREATE INDEX context_chunks_hash ON context_chunks (content_hash);
+CREATE INDEX context_chunks_terms ON context_chunks USING gin (index_terms);
+CREATE TABLE context_vectors (
+  space_id bigint NOT NULL REFERENCES embedding_spaces (id) ON DELETE CASCADE,
+  content_hash text COLLATE "C" NOT NULL,
+  vector bytea NOT NULL,
+  PRIMARY KEY (space_id, content_hash)
+);
+)sql";
+
 // kMigrations[v] takes a database from version v to v + 1 (0: empty).
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3};
 static_assert(std::size(kMigrations) == kPgSchemaVersion);
 
 // The version recorded in `db`, 0 when it has no schema.

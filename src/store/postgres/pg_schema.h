@@ -6,9 +6,11 @@
 // the tables can be distributed by scope (Citus' create_distributed_table)
 // or split across databases by scope. The exceptions are global reference
 // tables: `engram_meta` (the schema version), `embedding_spaces` (which
-// provider, model and dimension an id means) and `hyde_hypotheses` (the
+// provider, model and dimension an id means), `hyde_hypotheses` (the
 // HyDE cache: an LLM's answer to a query text, keyed as on SQLite by LLM,
-// prompt version and query, whatever scopes the query searched).
+// prompt version and query, whatever scopes the query searched) and the
+// attached files' `context_*` tables (since version 3): an attachment
+// belongs to the store, and every scope's searches may read it.
 //
 // A fact's or a vector's label is also indexed alone: the engine names a
 // fact it has found by its label, without its scope, so those lookups go
@@ -47,7 +49,7 @@
 namespace engram {
 
 // The version this build writes.
-inline constexpr int kPgSchemaVersion = 2;
+inline constexpr int kPgSchemaVersion = 3;
 
 // The transaction-level advisory lock EnsurePgSchema holds while it checks
 // and makes the schema; anything else that changes the schema takes it too.

@@ -43,10 +43,12 @@ TEST_F(PgSchemaTest, EveryTableOfMemoriesIsKeyedByScopeFirst) {
       "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0] "
       "WHERE i.indisprimary AND n.nspname = current_schema() ORDER BY c.relname");
   ASSERT_TRUE(keys.ok()) << keys.status().ToString();
-  // The global tables: the schema version, what a space id means, and the
-  // HyDE cache (LLM answers to query texts, as on SQLite).
-  const std::set<std::string> reference_tables = {"embedding_spaces", "engram_meta",
-                                                  "hyde_hypotheses"};
+  // The global tables: the schema version, what a space id means, the
+  // HyDE cache (LLM answers to query texts, as on SQLite) and the attached
+  // files, which belong to the store rather than to a scope.
+  const std::set<std::string> reference_tables = {
+      "context_attachments", "context_chunks", "context_files",  "context_vectors",
+      "embedding_spaces",    "engram_meta",    "hyde_hypotheses"};
   std::set<std::string> tables;
   for (int r = 0; r < keys->Rows(); ++r) {
     const std::string table(keys->Text(r, 0));
@@ -59,9 +61,10 @@ TEST_F(PgSchemaTest, EveryTableOfMemoriesIsKeyedByScopeFirst) {
   auto all = db_->Query("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all->Int(0, 0), static_cast<int64_t>(tables.size()));
-  EXPECT_EQ(tables,
-            std::set<std::string>({"embedding_spaces", "engram_meta", "fact_vectors",
-                                   "fact_versions", "facts", "hyde_hypotheses", "scope_stats"}));
+  EXPECT_EQ(tables, std::set<std::string>({"context_attachments", "context_chunks", "context_files",
+                                           "context_vectors", "embedding_spaces", "engram_meta",
+                                           "fact_vectors", "fact_versions", "facts",
+                                           "hyde_hypotheses", "scope_stats"}));
 }
 
 TEST_F(PgSchemaTest, ASchemaFromANewerBuildIsRefusedAndLeftAlone) {

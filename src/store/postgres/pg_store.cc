@@ -15,7 +15,8 @@ PgStore::PgStore(PgStoreOptions options, std::unique_ptr<PgConnection> db, bool 
       facts_(&session_),
       vectors_(&session_),
       versions_(&session_),
-      hypotheses_(&session_) {}
+      hypotheses_(&session_),
+      chunks_(&session_) {}
 
 PgStore::~PgStore() = default;
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/store/postgres/pg_chunk_store.h"
 #include "src/store/postgres/pg_connection.h"
 #include "src/store/postgres/pg_fact_store.h"
 #include "src/store/postgres/pg_hypothesis_store.h"
@@ -57,6 +58,7 @@ class PgStore final : public Store {
   VectorStore& vectors() override { return vectors_; }
   VersionStore& versions() override { return versions_; }
   HypothesisStore& hypotheses() override { return hypotheses_; }
+  ChunkStore& chunks() override { return chunks_; }
 
   Result<std::string> GetMeta(const std::string& key) override;
   Status SetMeta(const std::string& key, const std::string& value) override;
@@ -68,7 +70,6 @@ class PgStore final : public Store {
   // Never: whether the database may be written is the server's to say.
   bool ReadOnly() const override { return false; }
   std::string SidecarPrefix() const override { return options_.sidecar_prefix; }
-  SqliteDb* sqlite() override { return nullptr; }
 
  private:
   PgStore(PgStoreOptions options, std::unique_ptr<PgConnection> db, bool reader);
@@ -84,6 +85,7 @@ class PgStore final : public Store {
   PgVectorStore vectors_;
   PgVersionStore versions_;
   PgHypothesisStore hypotheses_;
+  PgChunkStore chunks_;
 };
 
 }  // namespace engram

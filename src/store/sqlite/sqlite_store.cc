@@ -143,7 +143,8 @@ SqliteStore::SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpoi
       facts_(db_.get()),
       vectors_(db_.get()),
       versions_(db_.get()),
-      hypotheses_(db_.get()) {
+      hypotheses_(db_.get()),
+      chunks_(db_.get()) {
   if (checkpointer_) checkpointer_->Attach(db_->handle());
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/store/sqlite/sqlite_chunk_store.h"
 #include "src/store/sqlite/sqlite_db.h"
 #include "src/store/sqlite/sqlite_fact_store.h"
 #include "src/store/sqlite/sqlite_hypothesis_store.h"
@@ -72,7 +73,9 @@ class SqliteStore final : public Store {
   bool ReadOnly() const override { return db_->ReadOnly(); }
   // The database file's path.
   std::string SidecarPrefix() const override { return db_->path(); }
-  SqliteDb* sqlite() override { return db_.get(); }
+  ChunkStore& chunks() override { return chunks_; }
+  // The connection, for what only SQLite has (tests, PRAGMAs).
+  SqliteDb* sqlite() { return db_.get(); }
 
  private:
   SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpointer> checkpointer,
@@ -106,6 +109,7 @@ class SqliteStore final : public Store {
   SqliteVectorStore vectors_;
   SqliteVersionStore versions_;
   SqliteHypothesisStore hypotheses_;
+  SqliteChunkStore chunks_;
   bool in_transaction_ = false;
 };
 

@@ -1,14 +1,9 @@
-#include "src/context/context_store.h"
+#include "src/store/sqlite/sqlite_chunk_store.h"
 
-#include <cstring>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
-#include "src/common/json_text.h"
-#include "src/common/vector_blob.h"
-#include "src/store/fact_store.h"
 #include "src/store/sqlite/fts5_engram.h"
+#include "src/store/vector_store.h"
 
 namespace engram {
 namespace {
@@ -22,13 +17,7 @@ Result<StoredAttachment> ReadAttachment(const SqliteStatement& s) {
   StoredAttachment a;
   a.id = s.ColumnInt(0);
   a.info.name = s.ColumnText(1);
-  const nlohmann::json roots = ParseJson(s.ColumnText(2), "").value_or(nullptr);
-  if (!roots.is_array()) {
-    return Corruption("context: attachment '" + a.info.name + "': roots are not a JSON array");
-  }
-  for (const auto& r : roots) {
-    if (r.is_string()) a.info.roots.push_back(r.get<std::string>());
-  }
+  ENGRAM_ASSIGN_OR_RETURN(a.info.roots, DecodeRoots(s.ColumnText(2), a.info.name));
   a.chunking = s.ColumnText(3);
   a.info.created_at = s.ColumnInt(4);
   a.info.refreshed_at = s.ColumnInt(5);
@@ -43,7 +32,7 @@ void BindIds(SqliteStatement* s, int first, const std::vector<int64_t>& ids) {
 
 }  // namespace
 
-Result<StoredAttachment> ContextStore::Find(const std::string& name) {
+Result<StoredAttachment> SqliteChunkStore::Find(const std::string& name) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare(std::string("SELECT ") + kAttachmentColumns +
                                        " FROM context_attachments a WHERE a.name = ?1"));
@@ -53,7 +42,7 @@ Result<StoredAttachment> ContextStore::Find(const std::string& name) {
   return ReadAttachment(s);
 }
 
-Result<std::vector<StoredAttachment>> ContextStore::List() {
+Result<std::vector<StoredAttachment>> SqliteChunkStore::List() {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare(std::string("SELECT ") + kAttachmentColumns +
                                        " FROM context_attachments a ORDER BY a.name"));
@@ -67,30 +56,26 @@ Result<std::vector<StoredAttachment>> ContextStore::List() {
   return out;
 }
 
-Result<int64_t> ContextStore::Create(const std::string& name, const std::vector<std::string>& roots,
-                                     const std::string& chunking, Timestamp now) {
+Result<int64_t> SqliteChunkStore::Restore(const StoredAttachment& from) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement exists,
                           db_->Prepare("SELECT 1 FROM context_attachments WHERE name = ?1"));
-  exists.BindText(1, name);
+  exists.BindText(1, from.info.name);
   ENGRAM_ASSIGN_OR_RETURN(bool taken, exists.Step());
-  if (taken) {
-    return Status(StatusCode::kAlreadyExists, "an attachment named '" + name +
-                                                  "' already exists (detach it, refresh it, "
-                                                  "or choose another name)");
-  }
+  if (taken) return AttachmentNameTaken(from.info.name);
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("INSERT INTO context_attachments(name, roots, chunking, created_at, "
-                   "refreshed_at) VALUES (?1, ?2, ?3, ?4, ?4)"));
-  s.BindText(1, name);
-  s.BindText(2, nlohmann::json(roots).dump());
-  s.BindText(3, chunking);
-  s.BindInt(4, now);
+                   "refreshed_at) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  s.BindText(1, from.info.name);
+  s.BindText(2, EncodeRoots(from.info.roots));
+  s.BindText(3, from.chunking);
+  s.BindInt(4, from.info.created_at);
+  s.BindInt(5, from.info.refreshed_at);
   ENGRAM_RETURN_IF_ERROR(s.Run());
   return db_->LastInsertRowid();
 }
 
-Status ContextStore::Touch(int64_t id, const std::string& chunking, Timestamp now) {
+Status SqliteChunkStore::Touch(int64_t id, const std::string& chunking, Timestamp now) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare(
@@ -101,14 +86,14 @@ Status ContextStore::Touch(int64_t id, const std::string& chunking, Timestamp no
   return s.Run();
 }
 
-Status ContextStore::Delete(int64_t id) {
+Status SqliteChunkStore::Delete(int64_t id) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("DELETE FROM context_attachments WHERE id = ?1"));
   s.BindInt(1, id);
   return s.Run();
 }
 
-Result<std::vector<StoredFile>> ContextStore::Files(int64_t id) {
+Result<std::vector<StoredFile>> SqliteChunkStore::Files(int64_t id) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("SELECT path, size, mtime, content_hash FROM context_files "
                                        "WHERE attachment_id = ?1 ORDER BY path"));
@@ -123,7 +108,7 @@ Result<std::vector<StoredFile>> ContextStore::Files(int64_t id) {
   return out;
 }
 
-Status ContextStore::PutFile(int64_t id, const StoredFile& file) {
+Status SqliteChunkStore::PutFile(int64_t id, const StoredFile& file) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("INSERT OR REPLACE INTO context_files(attachment_id, path, size, mtime, "
@@ -136,7 +121,7 @@ Status ContextStore::PutFile(int64_t id, const StoredFile& file) {
   return s.Run();
 }
 
-Status ContextStore::RemoveFile(int64_t id, const std::string& path) {
+Status SqliteChunkStore::RemoveFile(int64_t id, const std::string& path) {
   ENGRAM_RETURN_IF_ERROR(ReplaceChunks(id, path, {}));
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -146,8 +131,8 @@ Status ContextStore::RemoveFile(int64_t id, const std::string& path) {
   return s.Run();
 }
 
-Status ContextStore::ReplaceChunks(int64_t id, const std::string& path,
-                                   const std::vector<ChunkRow>& chunks) {
+Status SqliteChunkStore::ReplaceChunks(int64_t id, const std::string& path,
+                                       const std::vector<ChunkRow>& chunks) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement del,
       db_->Prepare("DELETE FROM context_chunks WHERE attachment_id = ?1 AND path = ?2"));
@@ -172,7 +157,23 @@ Status ContextStore::ReplaceChunks(int64_t id, const std::string& path,
   return Status::OK();
 }
 
-Result<std::unordered_set<std::string>> ContextStore::WithVectors(
+Result<std::vector<ChunkRow>> SqliteChunkStore::ChunksOf(int64_t id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT path, start_line, end_line, content_hash, text, terms FROM "
+                   "context_chunks WHERE attachment_id = ?1 ORDER BY path, rowid"));
+  s.BindInt(1, id);
+  std::vector<ChunkRow> out;
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.ColumnText(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnText(3),
+                   s.ColumnText(4), s.ColumnInt(5)});
+  }
+  return out;
+}
+
+Result<std::unordered_set<std::string>> SqliteChunkStore::WithVectors(
     int64_t space_id, const std::vector<std::string>& hashes) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -188,7 +189,7 @@ Result<std::unordered_set<std::string>> ContextStore::WithVectors(
   return out;
 }
 
-Result<std::vector<ChunkToEmbed>> ContextStore::WithoutVectors(int64_t id, int64_t space_id) {
+Result<std::vector<ChunkToEmbed>> SqliteChunkStore::WithoutVectors(int64_t id, int64_t space_id) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT c.content_hash, c.text, c.path FROM context_chunks c "
@@ -206,8 +207,8 @@ Result<std::vector<ChunkToEmbed>> ContextStore::WithoutVectors(int64_t id, int64
   return out;
 }
 
-Result<int64_t> ContextStore::CountWithoutVectors(const std::vector<int64_t>& ids,
-                                                  int64_t space_id) {
+Result<int64_t> SqliteChunkStore::CountWithoutVectors(const std::vector<int64_t>& ids,
+                                                      int64_t space_id) {
   if (ids.empty()) return 0;
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -221,8 +222,8 @@ Result<int64_t> ContextStore::CountWithoutVectors(const std::vector<int64_t>& id
   return row ? s.ColumnInt(0) : 0;
 }
 
-Status ContextStore::PutVector(int64_t space_id, const std::string& content_hash,
-                               std::span<const float> v) {
+Status SqliteChunkStore::PutVector(int64_t space_id, const std::string& content_hash,
+                                   std::span<const float> v) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("INSERT OR REPLACE INTO context_vectors(space_id, content_hash, vector) "
@@ -233,14 +234,14 @@ Status ContextStore::PutVector(int64_t space_id, const std::string& content_hash
   return s.Run();
 }
 
-Result<int64_t> ContextStore::DropUnusedVectors() {
+Result<int64_t> SqliteChunkStore::DropUnusedVectors() {
   ENGRAM_RETURN_IF_ERROR(
       db_->Exec("DELETE FROM context_vectors WHERE NOT EXISTS (SELECT 1 FROM context_chunks c "
                 "WHERE c.content_hash = context_vectors.content_hash)"));
   return db_->Changes();
 }
 
-Status ContextStore::ForEachVector(
+Status SqliteChunkStore::ForEachVector(
     const std::vector<int64_t>& ids, int64_t space_id, size_t dimension, size_t max_vectors,
     const std::function<void(int64_t, std::span<const float>)>& sink) {
   if (ids.empty()) return Status::OK();
@@ -256,34 +257,45 @@ Status ContextStore::ForEachVector(
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    const std::string_view blob = s.ColumnBlob(1);
-    const size_t vectors = VectorsInBlob(blob.size(), dimension, max_vectors);
-    if (vectors == 0) {
-      return Corruption("context: chunk " + std::to_string(s.ColumnInt(0)) + ": vector of " +
-                        std::to_string(blob.size()) + " bytes, expected " +
-                        BlobSizeWanted(dimension, max_vectors));
-    }
-    v.resize(vectors * dimension);
-    std::memcpy(v.data(), blob.data(), blob.size());
+    ENGRAM_RETURN_IF_ERROR(
+        CopyVectorBlob(s.ColumnBlob(1), s.ColumnInt(0), dimension, max_vectors, &v, "chunk"));
     sink(s.ColumnInt(0), v);
   }
   return Status::OK();
 }
 
-Result<ChunkMatches> ContextStore::Match(const std::vector<int64_t>& ids,
-                                         const LexicalQuery& query) {
-  ChunkMatches out;
-  if (ids.empty() || query.terms.empty()) return out;
-  const std::string in = "(" + Placeholders(ids.size()) + ")";
+Status SqliteChunkStore::ForEachVectorBlob(
+    int64_t space_id, const std::function<void(const std::string&, std::string_view)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement totals,
-      db_->Prepare("SELECT count(*), total(terms) FROM context_chunks WHERE attachment_id IN " +
-                   in));
-  BindIds(&totals, 1, ids);
-  ENGRAM_ASSIGN_OR_RETURN(bool has_row, totals.Step());
-  const int64_t n_docs = has_row ? totals.ColumnInt(0) : 0;
-  if (n_docs == 0) return out;
-  out.collection = {n_docs, {totals.ColumnDouble(1) / static_cast<double>(n_docs)}, {1.0}};
+      SqliteStatement s,
+      db_->Prepare("SELECT content_hash, vector FROM context_vectors WHERE space_id = ?1 "
+                   "ORDER BY content_hash"));
+  s.BindInt(1, space_id);
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    sink(s.ColumnText(0), s.ColumnBlob(1));
+  }
+  return Status::OK();
+}
+
+Result<ChunkTextTotals> SqliteChunkStore::TextTotalsOf(const std::vector<int64_t>& ids) {
+  ChunkTextTotals totals;
+  if (ids.empty()) return totals;
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT count(*), total(terms) FROM context_chunks WHERE attachment_id IN (" +
+                   Placeholders(ids.size()) + ")"));
+  BindIds(&s, 1, ids);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (row) totals = {s.ColumnInt(0), s.ColumnDouble(1)};
+  return totals;
+}
+
+Result<std::vector<ChunkTextMatch>> SqliteChunkStore::MatchText(
+    const std::vector<std::string>& phrases, const std::vector<int64_t>& ids) {
+  std::vector<ChunkTextMatch> out;
+  if (ids.empty() || phrases.empty()) return out;
   // FTS5 as the outer loop, as the fact search does (sqlite_fact_store_full_text.cc).
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
@@ -292,24 +304,21 @@ Result<ChunkMatches> ContextStore::Match(const std::vector<int64_t>& ids,
                    "context_chunks_fts.rowid WHERE context_chunks_fts MATCH ?1 AND "
                    "c.attachment_id IN (" +
                    Placeholders(ids.size()) + ")"));
-  const QueryPhrases phrases = PhrasesOf(query);
-  s.BindText(1, FtsMatchExpression(phrases.phrases, ""));
+  s.BindText(1, FtsMatchExpression(phrases, ""));
   BindIds(&s, 2, ids);
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    Bm25Match m;
-    ENGRAM_ASSIGN_OR_RETURN(const std::vector<int32_t> by_phrase,
-                            DecodeTermFrequencies(s.ColumnBlob(1), phrases.phrases.size(), 1));
-    m.tf = FoldPhraseFrequencies(by_phrase, phrases, 1);
-    m.field_len = {static_cast<double>(s.ColumnInt(2))};
-    out.rowids.push_back(s.ColumnInt(0));
-    out.matches.push_back(std::move(m));
+    ChunkTextMatch m;
+    m.rowid = s.ColumnInt(0);
+    ENGRAM_ASSIGN_OR_RETURN(m.tf, DecodeTermFrequencies(s.ColumnBlob(1), phrases.size(), 1));
+    m.terms = s.ColumnInt(2);
+    out.push_back(std::move(m));
   }
   return out;
 }
 
-Result<std::vector<ChunkRecord>> ContextStore::Chunks(const std::vector<int64_t>& rowids) {
+Result<std::vector<ChunkRecord>> SqliteChunkStore::Chunks(const std::vector<int64_t>& rowids) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT a.name, c.path, c.start_line, c.end_line, c.content_hash, c.text, "
@@ -329,7 +338,7 @@ Result<std::vector<ChunkRecord>> ContextStore::Chunks(const std::vector<int64_t>
   return out;
 }
 
-Status ContextStore::RebuildLexicalIndex(const std::function<int64_t(std::string_view)>& count) {
+Status SqliteChunkStore::RebuildLexicalIndex(const ChunkTermCounter& count) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement read,
                           db_->Prepare("SELECT rowid, text FROM context_chunks"));
   std::vector<std::pair<int64_t, int64_t>> terms;
