@@ -186,6 +186,7 @@ Result<std::vector<ChunkToEmbed>> PgChunkStore::WithoutVectors(int64_t id, int64
                  "WHERE v.space_id = $2 AND v.content_hash = c.content_hash) ORDER BY c.id",
                  {PgParam::Int(id), PgParam::Int(space_id)}));
   std::vector<ChunkToEmbed> out;
+  out.reserve(static_cast<size_t>(r.Rows()));
   for (int i = 0; i < r.Rows(); ++i) {
     out.push_back(
         {std::string(r.Text(i, 0)), std::string(r.Text(i, 1)), std::string(r.Text(i, 2))});

@@ -75,7 +75,7 @@ class SqliteStore final : public Store {
   std::string SidecarPrefix() const override { return db_->path(); }
   ChunkStore& chunks() override { return chunks_; }
   // The connection, for what only SQLite has (tests, PRAGMAs).
-  SqliteDb* sqlite() { return db_.get(); }
+  SqliteDb* sqlite() { return db_.get(); }  // NOLINT(readability-identifier-naming): accessor
 
  private:
   SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpointer> checkpointer,
