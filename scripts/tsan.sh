@@ -29,7 +29,7 @@ threaded=(
   "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"
   "src/llm llm_test */RemoteLlmTest.ConcurrentCallsEachGetTheirOwnAnswer/*"
-  "src/store store_postgres_test PgStoreTest.WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem:PgConnectionTest.AConnectionResetWithoutAnSqlstateIsLostAndUnavailable:PgSchemaTest.AServerMakingTheSchemaHoldsTheOthersUntilItCommits:PgSchemaTest.ServersStartingTogetherAllSucceedAndMakeItOnce"
+  "src/store store_postgres_test PgStoreTest.WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem:PgStoreTest.AnUpdateAndAForgetOfTheSameFactBothCommit:PgConnectionTest.AConnectionResetWithoutAnSqlstateIsLostAndUnavailable:PgSchemaTest.AServerMakingTheSchemaHoldsTheOthersUntilItCommits:PgSchemaTest.ServersStartingTogetherAllSucceedAndMakeItOnce"
   "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:Backends/HydeEngineTest.SearchesDuringReloadsNeverFail/*:Backends/SemanticTest.AThirdEngineSeesEveryVectorTwoOthersWroteAtOnce/*"
   "src/engine backfill_test *"
   "src/engine access_recorder_test *"

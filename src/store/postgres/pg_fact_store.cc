@@ -6,6 +6,7 @@
 
 #include "src/store/fact_id.h"
 #include "src/store/index_forms.h"
+#include "src/store/postgres/pg_lock_order.h"
 #include "src/store/postgres/pg_schema.h"
 #include "src/store/postgres/pg_term_index.h"
 
@@ -167,6 +168,7 @@ Status PgFactStore::UpdateDescription(int64_t rowid, const Fact& fact) {
 
 Status PgFactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
                                Timestamp updated_at, int64_t tags_terms) {
+  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), {rowid}));  // the totals change
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult content,
       db().Query("SELECT content FROM facts WHERE label = $1 FOR UPDATE", {PgParam::Int(rowid)}));
@@ -219,6 +221,7 @@ Result<std::vector<std::string>> PgFactStore::MissingScopes(
 }
 
 Status PgFactStore::RebuildLexicalIndex(const TermCounter& count) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {}));  // every scope's totals change
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("SELECT label, content, tags FROM facts ORDER BY label"));
   for (int i = 0; i < r.Rows(); ++i) {
@@ -305,6 +308,8 @@ Result<std::vector<StoredFact>> PgFactStore::GetByRowids(const std::vector<int64
 
 Result<int64_t> PgFactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
   if (rowids.empty()) return 0;
+  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), rowids));
+  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), rowids, /*to_delete=*/true));
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("DELETE FROM facts WHERE label = ANY($1::bigint[])", {IntArray(rowids)}));
@@ -312,6 +317,7 @@ Result<int64_t> PgFactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
 }
 
 Result<int64_t> PgFactStore::DeleteTag(const std::string& scope, const std::string& tag) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {scope}));
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("DELETE FROM facts f WHERE scope = $1" + HoldsTag("f", "$2"),
                                      {PgParam::Text(scope), PgParam::Text(tag)}));
@@ -319,6 +325,7 @@ Result<int64_t> PgFactStore::DeleteTag(const std::string& scope, const std::stri
 }
 
 Result<int64_t> PgFactStore::DeleteScope(const std::string& scope) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {scope}));
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("DELETE FROM facts WHERE scope = $1", {PgParam::Text(scope)}));
   return r.AffectedRows();
@@ -397,6 +404,7 @@ Status PgFactStore::RecordAccess(const std::vector<AccessCount>& counts) {
     added.push_back(c.count);
     last.push_back(c.last);
   }
+  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), labels, /*to_delete=*/false));
   return db()
       .Query(
           "UPDATE facts f SET access_count = f.access_count + a.count, "

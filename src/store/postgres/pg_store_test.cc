@@ -2,7 +2,8 @@
 // made again by the next statement outside a transaction, while a
 // transaction that lost its connection fails and leaves nothing; writers of
 // one scope on several connections commit vector labels in the order they
-// drew them; each scope's vector version moves with its own writes only;
+// drew them; an update and a forget of one fact on two connections both
+// commit; each scope's vector version moves with its own writes only;
 // and a database of schema version 1 is migrated. (What every backend
 // does: src/store/fact_store_test.cc and the engine's tests.)
 #include "src/store/postgres/pg_store.h"
@@ -17,7 +18,6 @@
 #include <vector>
 
 #include "src/store/postgres/pg_schema.h"
-
 #include "src/store/postgres/testing/pg_database_test.h"
 #include "tests/store_for_test.h"
 
@@ -65,6 +65,21 @@ class PgStoreTest : public testing::PgDatabaseTest {
     });
     EXPECT_TRUE(put.ok()) << put.ToString();
     return put.ok() ? label : 0;
+  }
+  // Whether a connection to the test's database comes to wait for a row
+  // lock before `done` is set (or 30 s pass).
+  bool WaitsForALock(const std::atomic<bool>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      auto r = db_->Query(
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+          "wait_event_type = 'Lock'");
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (!r.ok()) return false;
+      if (*r->Int(0, 0) > 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
   }
   int64_t Space() {
     int64_t space = 0;
@@ -158,18 +173,9 @@ TEST_F(PgStoreTest, WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem) {
     second_done = true;
   });
   // The second writer either commits (the defect) or waits for the first's
-  // lock; whichever comes first within the deadline.
-  bool waiting = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!second_done && !waiting && std::chrono::steady_clock::now() < deadline) {
-    auto r = db_->Query(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
-        "wait_event_type = 'Lock'");
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    waiting = *r->Int(0, 0) > 0;
-    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_TRUE(waiting) << "the second writer of the scope did not wait for the first";
+  // lock.
+  EXPECT_TRUE(WaitsForALock(second_done))
+      << "the second writer of the scope did not wait for the first";
   EXPECT_TRUE(VisibleLabels().empty());
   release.set_value();
   first.join();
@@ -180,6 +186,49 @@ TEST_F(PgStoreTest, WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem) {
                        {PgParam::Int(first_fact)});
   ASSERT_TRUE(of.ok());
   EXPECT_EQ(*of->Int(0, 0), labels.front()) << "the first to commit drew the smaller label";
+}
+
+// An update writes the new version (its insert locks the scope's totals)
+// and then marks the old fact superseded; a forget of that fact on another
+// server locked the fact and then the totals, and one of the two failed
+// with a deadlock (40P01, a 503). Every write now takes a scope's totals
+// before its facts (pg_lock_order.h), so the forget waits and then goes on.
+TEST_F(PgStoreTest, AnUpdateAndAForgetOfTheSameFactBothCommit) {
+  const int64_t old = PutFact("the standup is at 9:30");
+  std::unique_ptr<PgStore> other = Open();
+  ASSERT_NE(other, nullptr);
+  const FactRow replacement = testing::FactRowForTest("the standup moved to 10:15");
+
+  std::promise<void> inserted;
+  std::promise<void> release;
+  std::thread updater([&] {
+    const Status updated = other->Transact([&]() -> Status {
+      ENGRAM_RETURN_IF_ERROR(other->facts().Insert(replacement).status());
+      inserted.set_value();
+      release.get_future().wait();
+      return other->facts().SetSuperseded(old, replacement.fact.id, 2000);
+    });
+    EXPECT_TRUE(updated.ok()) << updated.ToString();
+  });
+  inserted.get_future().wait();
+  std::atomic<bool> forgotten{false};
+  std::thread forgetter([&] {
+    const Status forgot =
+        store_->Transact([&] { return store_->facts().DeleteRowids({old}).status(); });
+    EXPECT_TRUE(forgot.ok()) << forgot.ToString();
+    forgotten = true;
+  });
+  EXPECT_TRUE(WaitsForALock(forgotten)) << "the forget did not wait for the update";
+  release.set_value();
+  updater.join();
+  forgetter.join();
+  auto left = db_->Query("SELECT content FROM facts ORDER BY label");
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  ASSERT_EQ(left->Rows(), 1);
+  EXPECT_EQ(left->Text(0, 0), "the standup moved to 10:15");
+  auto totals = db_->Query("SELECT facts FROM scope_stats WHERE scope = 'default'");
+  ASSERT_TRUE(totals.ok());
+  EXPECT_EQ(*totals->Int(0, 0), 1);
 }
 
 TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {

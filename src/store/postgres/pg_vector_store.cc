@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "src/store/postgres/pg_lock_order.h"
 #include "src/store/postgres/pg_query.h"
 
 namespace engram {
@@ -68,6 +69,7 @@ Result<bool> PgVectorStore::Put(int64_t space_id, int64_t fact_rowid, const std:
                                 std::span<const float> vector) {
   // The old vector goes by a DELETE of its own, counted by the trigger as
   // a removal; both statements act only while the row still holds the fact.
+  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), {fact_rowid}));
   ENGRAM_RETURN_IF_ERROR(
       db().Query("DELETE FROM fact_vectors v USING facts f WHERE v.space_id = $1 AND "
                  "v.fact_label = $2 AND f.label = $2 AND f.id = $3 AND v.scope = f.scope",
@@ -180,6 +182,7 @@ Status PgVectorStore::ForEachBlob(
 
 Status PgVectorStore::Delete(const std::vector<int64_t>& vector_ids) {
   if (vector_ids.empty()) return Status::OK();
+  ENGRAM_RETURN_IF_ERROR(LockScopesOfVectors(db(), vector_ids));
   return db()
       .Query("DELETE FROM fact_vectors WHERE label = ANY($1::bigint[])", {IntArray(vector_ids)})
       .status();
@@ -221,6 +224,7 @@ Result<int64_t> PgVectorStore::CountMissing(int64_t space_id) {
 }
 
 Result<int64_t> PgVectorStore::PruneOtherSpaces(int64_t keep_space_id) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {}));  // removals are counted per scope
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult vectors,
       db().Query("DELETE FROM fact_vectors WHERE space_id <> $1", {PgParam::Int(keep_space_id)}));
