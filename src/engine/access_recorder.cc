@@ -23,7 +23,7 @@ Status AccessRecorder::Record(const std::vector<Served>& served, Timestamp now, 
   if (served.empty()) return Status::OK();
   std::vector<AccessCount> counts;
   counts.reserve(served.size());
-  for (const Served& s : served) counts.push_back({s.rowid, s.id, 1, now});
+  for (const Served& s : served) counts.push_back({s.scope, s.rowid, s.id, 1, now});
   if (delay_ms == 0) {
     std::lock_guard write_lock(write_mutex_);
     return write_(counts, /*queued=*/false);  // the caller reports a failure

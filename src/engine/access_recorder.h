@@ -64,6 +64,7 @@ class AccessRecorder {
 
   // One served fact: its row and id.
   struct Served {
+    std::string scope;
     int64_t rowid = 0;
     std::string id;
   };

@@ -67,10 +67,11 @@ class Batches {
 TEST(AccessRecorderTest, NoDelayWritesBeforeRecordReturns) {
   Batches batches;
   AccessRecorder recorder(batches.Writer());
-  ASSERT_TRUE(recorder.Record({{7, "seven"}}, 1000, 0).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 7, "seven"}}, 1000, 0).ok());
   const auto written = batches.Written();
   ASSERT_EQ(written.size(), 1u);
   ASSERT_EQ(written[0].size(), 1u);
+  EXPECT_EQ(written[0][0].scope, "s");
   EXPECT_EQ(written[0][0].rowid, 7);
   EXPECT_EQ(written[0][0].id, "seven");
   EXPECT_EQ(written[0][0].count, 1);
@@ -80,9 +81,9 @@ TEST(AccessRecorderTest, NoDelayWritesBeforeRecordReturns) {
 TEST(AccessRecorderTest, SearchesWithinTheDelayMergeIntoOneBatchInRowOrder) {
   Batches batches;
   AccessRecorder recorder(batches.Writer());
-  ASSERT_TRUE(recorder.Record({{9, "nine"}, {3, "three"}}, 2000, 60000).ok());
-  ASSERT_TRUE(recorder.Record({{3, "three"}}, 1500, 60000).ok());
-  ASSERT_TRUE(recorder.Record({{3, "three"}}, 2500, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 9, "nine"}, {"s", 3, "three"}}, 2000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 3, "three"}}, 1500, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 3, "three"}}, 2500, 60000).ok());
   EXPECT_TRUE(batches.Written().empty());  // not due for a minute
   ASSERT_TRUE(recorder.Flush().ok());
   const auto written = batches.Written();
@@ -99,7 +100,7 @@ TEST(AccessRecorderTest, SearchesWithinTheDelayMergeIntoOneBatchInRowOrder) {
 TEST(AccessRecorderTest, TheThreadWritesOnceTheDelayIsUp) {
   Batches batches;
   AccessRecorder recorder(batches.Writer());
-  ASSERT_TRUE(recorder.Record({{1, "one"}}, 1000, 5).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 1, "one"}}, 1000, 5).ok());
   ASSERT_TRUE(batches.AwaitOne());
   EXPECT_EQ(batches.Totals(), (std::map<int64_t, int64_t>{{1, 1}}));
 }
@@ -108,7 +109,7 @@ TEST(AccessRecorderTest, DestructionWritesWhatIsQueued) {
   Batches batches;
   {
     AccessRecorder recorder(batches.Writer());
-    ASSERT_TRUE(recorder.Record({{1, "one"}, {2, "two"}}, 1000, 60000).ok());
+    ASSERT_TRUE(recorder.Record({{"s", 1, "one"}, {"s", 2, "two"}}, 1000, 60000).ok());
     EXPECT_TRUE(batches.Written().empty());
   }
   EXPECT_EQ(batches.Totals(), (std::map<int64_t, int64_t>{{1, 1}, {2, 1}}));
@@ -118,13 +119,13 @@ TEST(AccessRecorderTest, AFailedQueuedWriteIsKeptReportedOnceAndWrittenNextTime)
   Batches batches;
   AccessRecorder recorder(batches.Writer());
   batches.SetFailing(true);
-  const Status failed = recorder.Record({{4, "four"}}, 1000, 0);
+  const Status failed = recorder.Record({{"s", 4, "four"}}, 1000, 0);
   EXPECT_EQ(failed.message(), "disk full");
   // Record's caller reports its own failure, and nothing is kept of it.
   EXPECT_EQ(recorder.TakeProblem(), std::nullopt);
 
-  ASSERT_TRUE(recorder.Record({{4, "four"}}, 2000, 60000).ok());
-  ASSERT_TRUE(recorder.Record({{4, "four"}}, 3000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 4, "four"}}, 2000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 4, "four"}}, 3000, 60000).ok());
   EXPECT_FALSE(recorder.Flush().ok());
   const std::optional<std::string> problem = recorder.TakeProblem();
   ASSERT_TRUE(problem.has_value());
@@ -145,9 +146,9 @@ TEST(AccessRecorderTest, AFailedQueuedWriteIsKeptReportedOnceAndWrittenNextTime)
 TEST(AccessRecorderTest, ARowThatHoldsAnotherFactNowStartsAfresh) {
   Batches batches;
   AccessRecorder recorder(batches.Writer());
-  ASSERT_TRUE(recorder.Record({{5, "old"}}, 1000, 60000).ok());
-  ASSERT_TRUE(recorder.Record({{5, "old"}}, 1000, 60000).ok());
-  ASSERT_TRUE(recorder.Record({{5, "new"}}, 2000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 5, "old"}}, 1000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 5, "old"}}, 1000, 60000).ok());
+  ASSERT_TRUE(recorder.Record({{"s", 5, "new"}}, 2000, 60000).ok());
   ASSERT_TRUE(recorder.Flush().ok());
   const auto written = batches.Written();
   ASSERT_EQ(written.size(), 1u);
@@ -161,7 +162,7 @@ TEST(AccessRecorderTest, BeyondTheQueueLimitFactsAreDroppedAndCounted) {
   AccessRecorder recorder(batches.Writer());
   std::vector<AccessRecorder::Served> served;
   for (size_t i = 0; i < AccessRecorder::kMaxPendingFacts + 3; ++i) {
-    served.push_back({static_cast<int64_t>(i + 1), "f"});
+    served.push_back({"s", static_cast<int64_t>(i + 1), "f"});
   }
   ASSERT_TRUE(recorder.Record(served, 1000, 60000).ok());
   const std::optional<std::string> problem = recorder.TakeProblem();
@@ -181,7 +182,7 @@ TEST(AccessRecorderTest, ManyThreadsRecordingWhileItWritesLoseNothing) {
     for (int t = 0; t < kThreads; ++t) {
       searchers.emplace_back([&, t] {
         for (int i = 0; i < kSearches; ++i) {
-          EXPECT_TRUE(recorder.Record({{1, "shared"}, {10 + t, "own"}}, i, 1).ok());
+          EXPECT_TRUE(recorder.Record({{"s", 1, "shared"}, {"s", 10 + t, "own"}}, i, 1).ok());
           if (i % 100 == 0) {
             EXPECT_TRUE(recorder.Flush().ok());
           }

@@ -41,15 +41,20 @@ Result<CheckReport> EngineImpl::Check() {
     const size_t dimension = info.space.dimension;
     const EmbeddingSpace& space_of = info.space;
     const std::string space = space_of.Key();
-    std::vector<std::pair<int64_t, std::string>> bad;  // fact rowid, why
-    ENGRAM_RETURN_IF_ERROR(
-        store_->vectors().ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
+    struct Unusable {
+      std::string scope;
+      int64_t fact_rowid = 0;
+      std::string why;
+    };
+    std::vector<Unusable> bad;
+    ENGRAM_RETURN_IF_ERROR(store_->vectors().ForEachBlob(
+        space_id, [&](const std::string& scope, const VectorRef& ref, std::string_view blob) {
           ++report.vectors;
           Status usable = CheckVectorBlob(blob, dimension, space_of.MaxVectorsPerDocument());
-          if (!usable.ok()) bad.emplace_back(ref.fact_rowid, usable.message());
+          if (!usable.ok()) bad.push_back({scope, ref.fact_rowid, usable.message()});
         }));
-    for (const auto& [fact_rowid, why] : bad) {
-      Result<std::string> fact = store_->vectors().FactIdOf(fact_rowid);
+    for (const auto& [scope, fact_rowid, why] : bad) {
+      Result<std::string> fact = store_->vectors().FactIdOf(scope, fact_rowid);
       std::string problem = fact.ok()
                                 ? "fact " + *fact
                                 : "a vector of no fact (row " + std::to_string(fact_rowid) + ")";

@@ -49,15 +49,16 @@ std::vector<std::optional<AddOutcome>> EngineImpl::MergeNearDuplicates(
         const int64_t keep = std::min(near[i].fact, near[i].neighbour);
         const int64_t drop = std::max(near[i].fact, near[i].neighbour);
         if (gone.count(keep) || gone.count(drop)) continue;
+        const std::string& scope = facts.at(near[i].fact).scope;  // the pair's
         ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> both,
-                                store_->facts().GetByRowids({keep, drop}));
+                                store_->facts().GetByRowids({scope}, {keep, drop}));
         if (both.size() != 2) continue;
         const StoredFact& kept = both[0].rowid == keep ? both[0] : both[1];
         const StoredFact& dropped = both[0].rowid == keep ? both[1] : both[0];
         ENGRAM_ASSIGN_OR_RETURN(AddOutcome outcome, MergeInto(kept, dropped.fact));
         outcome.near_duplicate =
             NearDuplicate{dropped.fact.id, dropped.fact.content, near[i].cosine, overlap[i]};
-        ENGRAM_RETURN_IF_ERROR(store_->facts().DeleteRowids({drop}).status());
+        ENGRAM_RETURN_IF_ERROR(store_->facts().DeleteRowids({scope}, {drop}).status());
         gone.insert(drop);
         if (const auto it = index_of.find(drop); it != index_of.end()) {
           merged[it->second] = std::move(outcome);

@@ -55,13 +55,15 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
       if (current.fact.IsSuperseded()) {
         // The text of an older version again (A -> B -> A): that fact is
         // current once more.
-        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(current.rowid, "", 0));
+        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(request.scope, current.rowid, "", 0));
         current.fact.superseded_by.clear();
         current.fact.valid_until = 0;
         added.warnings.clear();
       }
-      ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(old.rowid, current.fact.id, now));
-      ENGRAM_RETURN_IF_ERROR(store_->versions().Put({old.rowid, current.rowid, 1.0, true}));
+      ENGRAM_RETURN_IF_ERROR(
+          store_->facts().SetSuperseded(request.scope, old.rowid, current.fact.id, now));
+      ENGRAM_RETURN_IF_ERROR(
+          store_->versions().Put(request.scope, {old.rowid, current.rowid, 1.0, true}));
       old.fact.superseded_by = current.fact.id;
       old.fact.valid_until = now;
       outcome.fact = std::move(current.fact);
@@ -73,7 +75,8 @@ Result<UpdateOutcome> EngineImpl::Update(const UpdateRequest& request) {
     if (!s.ok()) return s.WithContext("engine: update");
   }
   if (outcome.created && options->embedder) {
-    const std::vector<FactToEmbed> todo = {{created_rowid, outcome.fact.id, outcome.fact.content}};
+    const std::vector<FactToEmbed> todo = {
+        {outcome.fact.scope, created_rowid, outcome.fact.id, outcome.fact.content}};
     EmbedAndStore(*options, todo, nullptr, {}, &outcome.warnings);
   }
   return outcome;
@@ -211,7 +214,8 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
     if (next.empty()) {
       headless.push_back(std::move(o));
     } else {
-      ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(o.rowid, next, o.fact.valid_until));
+      ENGRAM_RETURN_IF_ERROR(
+          store_->facts().SetSuperseded(scope, o.rowid, next, o.fact.valid_until));
     }
   }
   // Phase 3: older versions whose current version goes.
@@ -229,10 +233,10 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
           }
           return a.fact.created_at > b.fact.created_at;
         });
-        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(headless[0].rowid, "", 0));
+        ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(scope, headless[0].rowid, "", 0));
         for (size_t i = 1; i < headless.size(); ++i) {
           ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded(
-              headless[i].rowid, headless[0].fact.id, headless[i].fact.valid_until));
+              scope, headless[i].rowid, headless[0].fact.id, headless[i].fact.valid_until));
         }
         break;
       }
@@ -255,7 +259,7 @@ Result<int64_t> EngineImpl::ForgetLocked(const std::string& scope, std::vector<S
   std::vector<int64_t> rowids;
   rowids.reserve(by_id.size());
   for (const auto& [id, f] : by_id) rowids.push_back(f.rowid);
-  return store_->facts().DeleteRowids(rowids);
+  return store_->facts().DeleteRowids({scope}, rowids);
 }
 
 }  // namespace engram

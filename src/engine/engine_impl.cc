@@ -114,8 +114,8 @@ Result<AddOutcome> EngineImpl::MergeInto(StoredFact existing, const Fact& incomi
   tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
   merged.tags = std::move(tags);
   merged.updated_at = std::max(merged.updated_at, incoming.updated_at);
-  ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateTags(existing.rowid, merged.tags, merged.updated_at,
-                                                    CountTagTerms(merged.tags)));
+  ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateTags(merged.scope, existing.rowid, merged.tags,
+                                                    merged.updated_at, CountTagTerms(merged.tags)));
   outcome.updated_fields = MergeDescription(incoming, &merged);
   if (!outcome.updated_fields.empty()) {
     ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateDescription(existing.rowid, merged));
@@ -163,7 +163,8 @@ Result<AddOutcome> EngineImpl::Add(const NewFact& fact) {
     if (!s.ok()) return s.WithContext("engine: add");
   }
   if (result->created && options->embedder) {
-    const std::vector<FactToEmbed> todo = {{rowid, result->fact.id, result->fact.content}};
+    const std::vector<FactToEmbed> todo = {
+        {result->fact.scope, rowid, result->fact.id, result->fact.content}};
     std::vector<EmbeddedFact> vectors;
     EmbedAndStore(*options, todo, nullptr, {}, &result->warnings, &vectors);
     std::vector<std::optional<AddOutcome>> merged =
@@ -195,7 +196,7 @@ Result<ImportReport> EngineImpl::Import(const std::vector<NewFact>& facts,
         }
         ++(outcome->created ? report.added : report.merged);
         if (outcome->created && engine_options->embedder) {
-          created.push_back({rowid, outcome->fact.id, outcome->fact.content});
+          created.push_back({outcome->fact.scope, rowid, outcome->fact.id, outcome->fact.content});
         }
         if (options.progress) options.progress(i + 1, facts.size());
       }
@@ -234,7 +235,7 @@ Status EngineImpl::CheckRestoredHistory(const std::vector<NewFact>& facts) {
                              *facts[i].superseded_by + "' names no fact of scope '" + scope + "'");
     }
     ENGRAM_ASSIGN_OR_RETURN(StoredFact older, store_->facts().Get(scope, FactId(facts[i].content)));
-    ENGRAM_RETURN_IF_ERROR(links.Put({older.rowid, (*newer)->rowid, 1.0, true}));
+    ENGRAM_RETURN_IF_ERROR(links.Put(scope, {older.rowid, (*newer)->rowid, 1.0, true}));
   }
   return Status::OK();
 }

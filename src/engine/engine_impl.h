@@ -186,6 +186,7 @@ class EngineImpl final : public Engine {
 
   // A fact and the unit vector EmbedAndStore stored for it.
   struct EmbeddedFact {
+    std::string scope;
     int64_t rowid = 0;
     std::vector<float> vector;
   };

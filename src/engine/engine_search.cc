@@ -114,7 +114,8 @@ size_t ScanDepth(size_t top_k, const FactVisibility& visibility) {
 // candidates) count toward top_k. The scan went deeper than top_k, so
 // hidden and filtered facts do not leave fewer. Returns how many count.
 Result<size_t> AddVisibleVectorHits(Store& store, const std::vector<VectorHit>& vector_hits,
-                                    size_t top_k, const FactVisibility& visibility,
+                                    size_t top_k, const std::vector<std::string>& scopes,
+                                    const FactVisibility& visibility,
                                     std::vector<Gathered>* gathered,
                                     std::unordered_map<int64_t, size_t>* by_rowid) {
   std::vector<int64_t> new_rowids;
@@ -122,7 +123,7 @@ Result<size_t> AddVisibleVectorHits(Store& store, const std::vector<VectorHit>& 
     if (!by_rowid->count(v.fact_rowid)) new_rowids.push_back(v.fact_rowid);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> inputs,
-                          store.facts().RankInputsOf(new_rowids, visibility));
+                          store.facts().RankInputsOf(scopes, new_rowids, visibility));
   std::unordered_map<int64_t, RankInput> seen;
   for (RankInput& r : inputs) seen.emplace(r.rowid, std::move(r));
   size_t kept = 0;
@@ -164,7 +165,7 @@ Result<std::vector<VersionEdge>> GatherNewerVersions(
   frontier.reserve(gathered->size());
   for (const Gathered& g : *gathered) frontier.push_back(g.rowid);
   for (int hop = 0; hop < kVersionHops && !frontier.empty(); ++hop) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<VersionLink> links, versions.NewerThan(frontier));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<VersionLink> links, versions.NewerThan(scopes, frontier));
     if (explicit_only) {
       links.erase(std::remove_if(links.begin(), links.end(),
                                  [](const VersionLink& l) { return !l.explicit_update; }),
@@ -177,11 +178,10 @@ Result<std::vector<VersionEdge>> GatherNewerVersions(
     std::sort(unseen.begin(), unseen.end());
     unseen.erase(std::unique(unseen.begin(), unseen.end()), unseen.end());
     ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
-                            store.facts().RankInputsOf(unseen, visibility));
+                            store.facts().RankInputsOf(scopes, unseen, visibility));
     frontier.clear();
     const size_t first_new = gathered->size();
     for (RankInput& r : found) {
-      if (std::find(scopes.begin(), scopes.end(), r.scope) == scopes.end()) continue;
       frontier.push_back(r.rowid);
       (*by_rowid)[r.rowid] = gathered->size();
       gathered->push_back(FromRankInput(std::move(r)));
@@ -471,9 +471,9 @@ Status GatherVectors(Store& store, SearchState* s, SearchResponse* response) {
       s->missing_vectors = true;
     }
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      response->vector_candidates,
-      AddVisibleVectorHits(store, vector_hits, top_k, s->visibility, &s->gathered, &s->by_rowid));
+  ENGRAM_ASSIGN_OR_RETURN(response->vector_candidates,
+                          AddVisibleVectorHits(store, vector_hits, top_k, s->scopes, s->visibility,
+                                               &s->gathered, &s->by_rowid));
   return Status::OK();
 }
 
@@ -562,7 +562,7 @@ Status LoadRanked(Store& store, SearchState* s) {
   std::vector<int64_t> rowids;
   rowids.reserve(s->fused.ranked.size());
   for (const FusedCandidate& c : s->fused.ranked) rowids.push_back(s->gathered[c.index].rowid);
-  ENGRAM_ASSIGN_OR_RETURN(s->facts, store.facts().GetByRowids(rowids));
+  ENGRAM_ASSIGN_OR_RETURN(s->facts, store.facts().GetByRowids(s->scopes, rowids));
   return Status::OK();
 }
 
@@ -630,7 +630,9 @@ void EngineImpl::RecordAccessAndPoke(const EngineOptions& opts, const SearchOpti
   // written now with no delay.
   std::vector<AccessRecorder::Served> accessed;
   accessed.reserve(served.size());
-  for (size_t i : served) accessed.push_back({(*facts)[i].rowid, (*facts)[i].fact.id});
+  for (size_t i : served) {
+    accessed.push_back({(*facts)[i].fact.scope, (*facts)[i].rowid, (*facts)[i].fact.id});
+  }
   const Status s = access_->Record(accessed, now, opts.access_delay_ms);
   if (!s.ok()) {
     // The ranking stands; only the bookkeeping failed (e.g. an import holds

@@ -3,6 +3,7 @@
 // (DESIGN §6).
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -118,13 +119,13 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
                               " gave a bad vector: " + ok.message());
           continue;
         }
-        ENGRAM_ASSIGN_OR_RETURN(bool put,
-                                store_->vectors().Put(space_id, facts[i].rowid, facts[i].id, v));
+        ENGRAM_ASSIGN_OR_RETURN(bool put, store_->vectors().Put(space_id, facts[i].scope,
+                                                                facts[i].rowid, facts[i].id, v));
         if (!put) continue;
         ++stored;
         if (embedded != nullptr) {
           v.resize(dimension);  // a windowed fact's first window stands for it
-          embedded->push_back(EmbeddedFact{facts[i].rowid, std::move(v)});
+          embedded->push_back(EmbeddedFact{facts[i].scope, facts[i].rowid, std::move(v)});
         }
       }
       return Status::OK();
@@ -148,17 +149,24 @@ size_t EngineImpl::EmbedAndStore(const EngineOptions& options,
 
 Result<size_t> EngineImpl::DeleteUnusableVectorsLocked(int64_t space_id,
                                                        const EmbeddingSpace& space) {
-  std::vector<int64_t> unusable;
-  ENGRAM_RETURN_IF_ERROR(
-      store_->vectors().ForEachBlob(space_id, [&](const VectorRef& ref, std::string_view blob) {
+  std::map<std::string, std::vector<int64_t>> unusable;  // by scope
+  size_t count = 0;
+  ENGRAM_RETURN_IF_ERROR(store_->vectors().ForEachBlob(
+      space_id, [&](const std::string& scope, const VectorRef& ref, std::string_view blob) {
         if (!CheckVectorBlob(blob, space.dimension, space.MaxVectorsPerDocument()).ok()) {
-          unusable.push_back(ref.vector_id);
+          unusable[scope].push_back(ref.vector_id);
+          ++count;
         }
       }));
-  if (unusable.empty()) return size_t{0};
-  ENGRAM_RETURN_IF_ERROR(store_->Transact([&] { return store_->vectors().Delete(unusable); }));
+  if (count == 0) return size_t{0};
+  ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {
+    for (const auto& [scope, ids] : unusable) {
+      ENGRAM_RETURN_IF_ERROR(store_->vectors().Delete(scope, ids));
+    }
+    return Status::OK();
+  }));
   if (cache_ && cache_->SpaceId() == space_id) cache_->MarkDirty();
-  return unusable.size();
+  return count;
 }
 
 Result<BackfillReport> EngineImpl::Backfill(const BackfillOptions& options) {

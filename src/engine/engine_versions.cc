@@ -26,18 +26,18 @@ Result<std::vector<EngineImpl::Pair>> EngineImpl::NearestPairs(
   // The new facts' scopes.
   std::vector<int64_t> rowids;
   rowids.reserve(embedded.size());
-  for (const EmbeddedFact& e : embedded) rowids.push_back(e.rowid);
   std::vector<std::string> scopes;
+  for (const EmbeddedFact& e : embedded) {
+    rowids.push_back(e.rowid);
+    if (std::find(scopes.begin(), scopes.end(), e.scope) == scopes.end()) {
+      scopes.push_back(e.scope);
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
-                            store_->facts().RankInputsOf(rowids, visibility));
-    for (RankInput& r : found) {
-      if (std::find(scopes.begin(), scopes.end(), r.scope) == scopes.end()) {
-        scopes.push_back(r.scope);
-      }
-      facts->emplace(r.rowid, std::move(r));
-    }
+                            store_->facts().RankInputsOf(scopes, rowids, visibility));
+    for (RankInput& r : found) facts->emplace(r.rowid, std::move(r));
   }
   if (facts->empty()) return pairs;
   ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<VectorCache> cache,
@@ -66,12 +66,17 @@ Status EngineImpl::AddNeighbourInputs(const std::vector<Pair>& pairs,
                                       const FactVisibility& visibility,
                                       std::unordered_map<int64_t, RankInput>* facts) {
   std::vector<int64_t> neighbours;
+  std::vector<std::string> scopes;  // a neighbour is of its fact's scope
   neighbours.reserve(pairs.size());
   for (const Pair& p : pairs) {
-    if (!facts->count(p.neighbour)) neighbours.push_back(p.neighbour);
+    if (facts->count(p.neighbour)) continue;
+    neighbours.push_back(p.neighbour);
+    const std::string& scope = facts->at(p.fact).scope;
+    if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) scopes.push_back(scope);
   }
+  if (neighbours.empty()) return Status::OK();
   ENGRAM_ASSIGN_OR_RETURN(std::vector<RankInput> found,
-                          store_->facts().RankInputsOf(neighbours, visibility));
+                          store_->facts().RankInputsOf(scopes, neighbours, visibility));
   for (RankInput& r : found) facts->emplace(r.rowid, std::move(r));
   return Status::OK();
 }
@@ -79,11 +84,15 @@ Status EngineImpl::AddNeighbourInputs(const std::vector<Pair>& pairs,
 Result<std::vector<double>> EngineImpl::TermOverlaps(
     const std::vector<Pair>& pairs, const std::unordered_map<int64_t, RankInput>& facts) {
   std::vector<int64_t> rowids;
+  std::vector<std::string> scopes;
   for (const Pair& p : pairs) {
     rowids.push_back(p.fact);
     rowids.push_back(p.neighbour);
+    const std::string& scope = facts.at(p.fact).scope;
+    if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) scopes.push_back(scope);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> stored, store_->facts().GetByRowids(rowids));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> stored,
+                          store_->facts().GetByRowids(scopes, rowids));
   std::unordered_map<int64_t, std::vector<std::string>> terms;
   for (const StoredFact& f : stored) terms[f.rowid] = AnalyzeQuery(f.fact.content).Terms();
   // One set of statistics per scope, over every term of its pairs.
@@ -157,7 +166,7 @@ void EngineImpl::LinkVersions(const EngineOptions& options,
         link.older_rowid = ta < tb ? p.fact : p.neighbour;
         link.newer_rowid = ta < tb ? p.neighbour : p.fact;
         link.cosine = p.cosine;
-        ENGRAM_RETURN_IF_ERROR(links.Put(link));
+        ENGRAM_RETURN_IF_ERROR(links.Put(facts.at(p.fact).scope, link));
       }
       return Status::OK();
     });

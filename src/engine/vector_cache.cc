@@ -256,14 +256,15 @@ void VectorCache::LeaveOut(int64_t vector_id, const Status& why, ScopeIndex* ent
   unusable->push_back(Unusable{vector_id, why.message()});
 }
 
-void VectorCache::WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
+void VectorCache::WarnUnusable(VectorStore* store, const std::string& scope,
+                               const std::vector<VectorRef>& refs,
                                const std::vector<Unusable>& unusable,
                                std::vector<std::string>* warnings) {
   for (const Unusable& u : unusable) {
     const auto ref = std::find_if(refs.begin(), refs.end(),
                                   [&](const VectorRef& r) { return r.vector_id == u.vector_id; });
-    Result<std::string> fact =
-        ref == refs.end() ? Result<std::string>(NotFound("")) : store->FactIdOf(ref->fact_rowid);
+    Result<std::string> fact = ref == refs.end() ? Result<std::string>(NotFound(""))
+                                                 : store->FactIdOf(scope, ref->fact_rowid);
     warnings->push_back("fact " + fact.value_or("(unknown)") + ": its stored vector is unusable (" +
                         u.why +
                         "); semantic search leaves the fact out until `engram backfill` embeds "
@@ -303,7 +304,7 @@ Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope
   AddLabels(added, entry);
   entry->last_label = added.back().vector_id;
   if (entry->since_snapshot != SIZE_MAX) entry->since_snapshot += added.size();
-  WarnUnusable(store, added, unusable, warnings);
+  WarnUnusable(store, scope, added, unusable, warnings);
   WriteSnapshotIfDue(scope, entry);
   entry->unsaved = entry->hnsw;
   return true;
@@ -343,7 +344,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
       SetLabels(refs, entry);
       entry->last_label = 0;
       for (const VectorRef& r : refs) entry->last_label = std::max(entry->last_label, r.vector_id);
-      WarnUnusable(store, refs, unusable, warnings);
+      WarnUnusable(store, scope, refs, unusable, warnings);
       WriteSnapshotIfDue(scope, entry);
       return Status::OK();
     }
@@ -405,7 +406,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
 
   SetLabels(refs, entry);
   entry->last_label = refs.empty() ? 0 : refs.back().vector_id;
-  WarnUnusable(store, refs, unusable, warnings);
+  WarnUnusable(store, scope, refs, unusable, warnings);
   WriteSnapshotIfDue(scope, entry);
   entry->unsaved = entry->hnsw && changed;
   return Status::OK();

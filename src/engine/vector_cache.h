@@ -211,8 +211,9 @@ class VectorCache {
   // Records that vector `vector_id` is left out of entry's index, and why.
   static void LeaveOut(int64_t vector_id, const Status& why, ScopeIndex* entry,
                        std::vector<Unusable>* unusable);
-  // One warning per vector of `unusable`, naming its fact.
-  static void WarnUnusable(VectorStore* store, const std::vector<VectorRef>& refs,
+  // One warning per vector of `unusable` (of `scope`), naming its fact.
+  static void WarnUnusable(VectorStore* store, const std::string& scope,
+                           const std::vector<VectorRef>& refs,
                            const std::vector<Unusable>& unusable,
                            std::vector<std::string>* warnings);
   // Whether an HNSW scope has vectors waiting for its graph, and no save

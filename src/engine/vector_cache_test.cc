@@ -231,9 +231,9 @@ TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
     other[0] = 1.0f;
     ASSERT_TRUE(f.store
                     ->Transact([&]() -> Status {
-                      ENGRAM_ASSIGN_OR_RETURN(
-                          const bool put,
-                          f.vectors->Put(f.cache->SpaceId(), replaced_rowid, replaced_id, other));
+                      ENGRAM_ASSIGN_OR_RETURN(const bool put,
+                                              f.vectors->Put(f.cache->SpaceId(), "default",
+                                                             replaced_rowid, replaced_id, other));
                       return put ? Status::OK() : Internal("vector not stored");
                     })
                     .ok());

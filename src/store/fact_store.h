@@ -28,8 +28,9 @@
 namespace engram {
 
 // Accesses of one fact by searches, merged: `count` of them, the latest at
-// `last`. The row and the id together name the fact.
+// `last`. The scope, the row and the id together name the fact.
 struct AccessCount {
+  std::string scope;
   int64_t rowid = 0;
   std::string id;
   int64_t count = 0;
@@ -114,21 +115,24 @@ class FactStore {
   // its row: the label that names it until it is deleted, never reused.
   // Run inside Transact().
   virtual Result<int64_t> Insert(const FactRow& row) = 0;
-  // Rewrites a fact's kind, source, confidence and metadata, as a merge that
-  // brings new values does. Run inside Transact().
+  // Rewrites the kind, source, confidence and metadata of the fact at
+  // `rowid` of fact.scope, as a merge that brings new values does. Run
+  // inside Transact().
   virtual Status UpdateDescription(int64_t rowid, const Fact& fact) = 0;
-  // Rewrites a fact's tags (and their analysed length) and updated_at, as a
-  // merge does. Run inside Transact().
-  virtual Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
-                            Timestamp updated_at, int64_t tags_terms) = 0;
+  // Rewrites the tags (and their analysed length) and updated_at of the
+  // fact at `rowid` of `scope`, as a merge does. Run inside Transact().
+  virtual Status UpdateTags(const std::string& scope, int64_t rowid,
+                            const std::vector<std::string>& tags, Timestamp updated_at,
+                            int64_t tags_terms) = 0;
 
   // Every fact of the scopes (default scope when empty) that `visibility`
   // sees, for recency ranking.
   virtual Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes,
                                                     const FactVisibility& visibility) = 0;
-  // The same for the facts at `rowids`, in order; rows that are gone or
-  // not seen are skipped.
-  virtual Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids,
+  // The same for the facts at `rowids` of `scopes`, in order; rows that are
+  // gone, not seen or of another scope are skipped.
+  virtual Result<std::vector<RankInput>> RankInputsOf(const std::vector<std::string>& scopes,
+                                                      const std::vector<int64_t>& rowids,
                                                       const FactVisibility& visibility) = 0;
   // The scopes (default scope when empty) that hold no fact.
   virtual Result<std::vector<std::string>> MissingScopes(
@@ -152,12 +156,16 @@ class FactStore {
   // by id), narrowed by options.tag and options.kind, paged.
   virtual Result<std::vector<Fact>> List(const ListOptions& options,
                                          const FactVisibility& visibility) = 0;
-  // The facts at `rowids`, in order; NotFound when one is gone.
-  virtual Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids) = 0;
+  // The facts at `rowids` of `scopes`, in order; NotFound when one is
+  // gone (or of another scope).
+  virtual Result<std::vector<StoredFact>> GetByRowids(const std::vector<std::string>& scopes,
+                                                      const std::vector<int64_t>& rowids) = 0;
 
   // Deletions, with the facts' vectors and version links; each returns the
   // number of facts removed. Run inside Transact().
-  virtual Result<int64_t> DeleteRowids(const std::vector<int64_t>& rowids) = 0;
+  // DeleteRowids skips a row of another scope than `scopes`.
+  virtual Result<int64_t> DeleteRowids(const std::vector<std::string>& scopes,
+                                       const std::vector<int64_t>& rowids) = 0;
   virtual Result<int64_t> DeleteTag(const std::string& scope, const std::string& tag) = 0;
   virtual Result<int64_t> DeleteScope(const std::string& scope) = 0;
 
@@ -166,10 +174,11 @@ class FactStore {
   virtual Status ForEach(const std::vector<std::string>& scopes,
                          const std::function<bool(const StoredFact&)>& sink) = 0;
 
-  // Marks the fact at `rowid` as replaced by the fact `by_id` of its scope
-  // from `valid_until` on; an empty `by_id` makes it current again. Run
-  // inside Transact().
-  virtual Status SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) = 0;
+  // Marks the fact at `rowid` of `scope` as replaced by the fact `by_id` of
+  // that scope from `valid_until` on; an empty `by_id` makes it current
+  // again. Run inside Transact().
+  virtual Status SetSuperseded(const std::string& scope, int64_t rowid, const std::string& by_id,
+                               Timestamp valid_until) = 0;
   // Points every fact of `scope` that `from_id` superseded at `to_id`
   // instead (empty: current again, valid_until cleared). Returns how many.
   // Run inside Transact().

@@ -104,16 +104,18 @@ TEST_P(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   Put(Row("Prefers tabs", "default", {"style"}));
   auto got = store_->facts().Get("default", FactId("Prefers tabs"));
   ASSERT_TRUE(got.ok());
-  ASSERT_TRUE(store_
-                  ->Transact([&] {
-                    return store_->facts().RecordAccess({{got->rowid, got->fact.id, 1, 5000}});
-                  })
-                  .ok());
-  ASSERT_TRUE(store_
-                  ->Transact([&] {
-                    return store_->facts().UpdateTags(got->rowid, {"go", "style"}, 9000, 2);
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->Transact([&] {
+            return store_->facts().RecordAccess({{"default", got->rowid, got->fact.id, 1, 5000}});
+          })
+          .ok());
+  ASSERT_TRUE(
+      store_
+          ->Transact([&] {
+            return store_->facts().UpdateTags("default", got->rowid, {"go", "style"}, 9000, 2);
+          })
+          .ok());
   const Fact f = store_->facts().Get("default", FactId("Prefers tabs"))->fact;
   EXPECT_EQ(f.tags, (std::vector<std::string>{"go", "style"}));
   EXPECT_EQ(f.updated_at, 9000);
@@ -123,25 +125,67 @@ TEST_P(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
 }
 
 // Merged counts add up, the time never moves back, and a count whose row
-// holds another fact now (its own was removed and the row reused) is
-// skipped.
+// holds another fact now (its own was removed and the row reused), or that
+// names another scope, is skipped.
 TEST_P(FactStoreTest, RecordAccessAddsMergedCountsToTheFactItNames) {
   Put(Row("Prefers tabs"));
   const StoredFact tabs = *store_->facts().Get("default", FactId("Prefers tabs"));
-  ASSERT_TRUE(store_
-                  ->Transact([&] {
-                    return store_->facts().RecordAccess({{tabs.rowid, tabs.fact.id, 3, 7000}});
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->Transact([&] {
+            return store_->facts().RecordAccess({{"default", tabs.rowid, tabs.fact.id, 3, 7000}});
+          })
+          .ok());
   ASSERT_TRUE(store_
                   ->Transact([&] {
                     return store_->facts().RecordAccess(
-                        {{tabs.rowid, tabs.fact.id, 2, 6000}, {tabs.rowid, "not-its-id", 5, 9000}});
+                        {{"default", tabs.rowid, tabs.fact.id, 2, 6000},
+                         {"default", tabs.rowid, "not-its-id", 5, 9000},
+                         {"elsewhere", tabs.rowid, tabs.fact.id, 5, 9000}});
                   })
                   .ok());
   const Fact f = store_->facts().Get("default", FactId("Prefers tabs"))->fact;
   EXPECT_EQ(f.access_count, 5);
   EXPECT_EQ(f.last_accessed, 7000);
+}
+
+// A fact found by its row is looked for in the scopes named with it (on
+// PostgreSQL, the scopes' shards): in another scope it is not there, and
+// writes by row leave it as it was.
+TEST_P(FactStoreTest, ARowIsFoundAndWrittenOnlyInTheScopesNamedWithIt) {
+  Put(Row("kept in a", "a"));
+  const StoredFact fact = *store_->facts().Get("a", FactId("kept in a"));
+  FactVisibility all;
+  all.include_superseded = true;
+  EXPECT_EQ(store_->facts().RankInputsOf({"b"}, {fact.rowid}, all)->size(), 0u);
+  EXPECT_EQ(store_->facts().RankInputsOf({"b", "a"}, {fact.rowid}, all)->size(), 1u);
+  EXPECT_EQ(store_->facts().GetByRowids({"b"}, {fact.rowid}).status().code(),
+            StatusCode::kNotFound);
+  ASSERT_TRUE(store_->facts().GetByRowids({"a"}, {fact.rowid}).ok());
+  const std::string totals = Totals({"a"});
+  ASSERT_TRUE(
+      store_
+          ->Transact([&]() -> Status {
+            ENGRAM_RETURN_IF_ERROR(store_->facts().SetSuperseded("b", fact.rowid, "someone", 5));
+            ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateTags("b", fact.rowid, {"moved"}, 6, 1));
+            Fact other_scope = fact.fact;
+            other_scope.scope = "b";
+            other_scope.kind = "lesson";
+            ENGRAM_RETURN_IF_ERROR(store_->facts().UpdateDescription(fact.rowid, other_scope));
+            ENGRAM_ASSIGN_OR_RETURN(const int64_t deleted,
+                                    store_->facts().DeleteRowids({"b"}, {fact.rowid}));
+            return deleted == 0 ? Status::OK() : Internal("deleted from another scope");
+          })
+          .ok());
+  const Fact after = store_->facts().Get("a", FactId("kept in a"))->fact;
+  EXPECT_EQ(after.superseded_by, "");
+  EXPECT_TRUE(after.tags.empty());
+  EXPECT_EQ(after.kind, fact.fact.kind);
+  EXPECT_EQ(Totals({"a"}), totals);
+  ASSERT_TRUE(
+      store_->Transact([&] { return store_->facts().DeleteRowids({"a"}, {fact.rowid}).status(); })
+          .ok());
+  EXPECT_EQ(store_->facts().CountFacts()->facts, 0);
 }
 
 TEST_P(FactStoreTest, InsertingTheSameScopeAndIdTwiceFails) {
@@ -261,11 +305,12 @@ TEST_P(FactStoreTest, ScopeStatsFollowEveryWrite) {
   expect_in_step("inserts", "a:2,12,3,1;b:1,4,1,0;");
   const int64_t three = store_->facts().Get("a", FactId("three"))->rowid;
   ASSERT_TRUE(
-      store_->Transact([&] { return store_->facts().UpdateTags(three, {"k"}, 2000, 1); }).ok());
+      store_->Transact([&] { return store_->facts().UpdateTags("a", three, {"k"}, 2000, 1); })
+          .ok());
   expect_in_step("a tag update", "a:2,12,2,1;b:1,4,1,0;");
   ASSERT_TRUE(store_
                   ->Transact([&] {
-                    return store_->facts().RecordAccess({{three, FactId("three"), 1, 3000}});
+                    return store_->facts().RecordAccess({{"a", three, FactId("three"), 1, 3000}});
                   })
                   .ok());
   expect_in_step("an access", "a:2,12,2,1;b:1,4,1,0;");
@@ -273,7 +318,7 @@ TEST_P(FactStoreTest, ScopeStatsFollowEveryWrite) {
       store_->Transact([&] { return store_->facts().DeleteTag("a", "tmp").status(); }).ok());
   expect_in_step("a delete by tag", "a:1,5,1,1;b:1,4,1,0;");
   ASSERT_TRUE(
-      store_->Transact([&] { return store_->facts().DeleteRowids({three}).status(); }).ok());
+      store_->Transact([&] { return store_->facts().DeleteRowids({"a"}, {three}).status(); }).ok());
   expect_in_step("the scope's last fact went", "b:1,4,1,0;");
   EXPECT_EQ(*store_->facts().MissingScopes({"a", "b"}), std::vector<std::string>{"a"});
   Status failed = store_->Transact([&]() -> Status {

@@ -14,6 +14,7 @@ namespace {
 struct CopiedFact {
   int64_t label = 0;
   std::string id;
+  std::string scope;
 };
 using LabelMap = std::unordered_map<int64_t, CopiedFact>;
 
@@ -46,7 +47,7 @@ Status CopyFacts(Store& from, Store& to, const TermCounter& count, LabelMap* lab
     row.fact = f.fact;
     row.text = count(f.fact.content, f.fact.tags);
     ENGRAM_ASSIGN_OR_RETURN(const int64_t label, to.facts().Insert(row));
-    (*labels)[f.rowid] = CopiedFact{label, f.fact.id};
+    (*labels)[f.rowid] = CopiedFact{label, f.fact.id, f.fact.scope};
     ++counts->facts;
   }
   return Status::OK();
@@ -59,6 +60,7 @@ Status CopyVersionLinks(Store& from, Store& to, const LabelMap& labels, StoreCop
     const auto newer = labels.find(link.newer_rowid);
     if (older == labels.end() || newer == labels.end()) continue;  // a link of no fact
     ENGRAM_RETURN_IF_ERROR(to.versions().Put(
+        older->second.scope,
         {older->second.label, newer->second.label, link.cosine, link.explicit_update}));
     ++counts->version_links;
   }
@@ -74,8 +76,8 @@ Status CopyVectors(Store& from, Store& to, const LabelMap& labels, StoreCopyCoun
     // Read first, then written: the two stores may share nothing, but a
     // sink must not write while the source's statement steps.
     std::vector<std::pair<int64_t, std::vector<float>>> vectors;  // source fact label, floats
-    ENGRAM_RETURN_IF_ERROR(
-        from.vectors().ForEachBlob(info.id, [&](const VectorRef& ref, std::string_view blob) {
+    ENGRAM_RETURN_IF_ERROR(from.vectors().ForEachBlob(
+        info.id, [&](const std::string& /*scope*/, const VectorRef& ref, std::string_view blob) {
           std::optional<std::vector<float>> floats = FloatsOf(
               blob, "a vector", info.space, "`engram backfill` embeds its fact again", counts);
           if (floats) vectors.emplace_back(ref.fact_rowid, std::move(*floats));
@@ -83,8 +85,9 @@ Status CopyVectors(Store& from, Store& to, const LabelMap& labels, StoreCopyCoun
     for (const auto& [fact_label, floats] : vectors) {
       const auto fact = labels.find(fact_label);
       if (fact == labels.end()) continue;  // a vector of no fact
-      ENGRAM_ASSIGN_OR_RETURN(
-          const bool put, to.vectors().Put(space_id, fact->second.label, fact->second.id, floats));
+      ENGRAM_ASSIGN_OR_RETURN(const bool put,
+                              to.vectors().Put(space_id, fact->second.scope, fact->second.label,
+                                               fact->second.id, floats));
       if (put) ++counts->vectors;
     }
   }

@@ -42,6 +42,7 @@ struct VectorRef {
 
 // A fact that has no vector in a space yet.
 struct FactToEmbed {
+  std::string scope;
   int64_t rowid = 0;
   std::string id;  // the fact id: a vector is stored only if it still matches
   std::string content;
@@ -84,12 +85,13 @@ class VectorStore {
   virtual Result<std::vector<SpaceInfo>> Spaces() = 0;
 
   // Stores `vector` (the space's blob: 1 to MaxVectorsPerDocument() vectors
-  // of dimension floats, one after another) for the fact at `fact_rowid` when that
-  // row still holds fact `fact_id`; replaces a vector the fact already has in
-  // the space (deleting the old one first, so the deletion is counted in
-  // RemovedFrom). Returns false when the fact is gone. Run inside Transact().
-  virtual Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
-                           std::span<const float> vector) = 0;
+  // of dimension floats, one after another) for the fact at `fact_rowid` of
+  // `scope` when that row still holds fact `fact_id`; replaces a vector the
+  // fact already has in the space (deleting the old one first, so the
+  // deletion is counted in the scope's version). Returns false when the
+  // fact is gone. Run inside Transact().
+  virtual Result<bool> Put(int64_t space_id, const std::string& scope, int64_t fact_rowid,
+                           const std::string& fact_id, std::span<const float> vector) = 0;
 
   // The labels of the vectors of `scope` in the space whose vector id is
   // above `after` (0: every one), by vector id. Vector ids only grow, are
@@ -124,14 +126,17 @@ class VectorStore {
   virtual Result<int64_t> CountScope(int64_t space_id, const std::string& scope) = 0;
 
   // Every vector of the space as stored, in no set order: `sink` gets the
-  // label, the fact and the blob's bytes, whatever their size (so a check
-  // can look at a blob that Load would refuse).
-  virtual Status ForEachBlob(
-      int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) = 0;
-  // Deletes the vectors `vector_ids`. Run inside Transact().
-  virtual Status Delete(const std::vector<int64_t>& vector_ids) = 0;
-  // The id of the fact at `fact_rowid`; NotFound when there is none.
-  virtual Result<std::string> FactIdOf(int64_t fact_rowid) = 0;
+  // scope, the label, the fact and the blob's bytes, whatever their size
+  // (so a check can look at a blob that Load would refuse).
+  using BlobSink =
+      std::function<void(const std::string& scope, const VectorRef&, std::string_view)>;
+  virtual Status ForEachBlob(int64_t space_id, const BlobSink& sink) = 0;
+  // Deletes the vectors `vector_ids` of `scope` (ForEachBlob's scope: ""
+  // for a vector of no fact). Run inside Transact().
+  virtual Status Delete(const std::string& scope, const std::vector<int64_t>& vector_ids) = 0;
+  // The id of the fact at `fact_rowid` of `scope`; NotFound when there is
+  // none.
+  virtual Result<std::string> FactIdOf(const std::string& scope, int64_t fact_rowid) = 0;
 
   // Facts without a vector in the space, lowest rowid first, at most `limit`
   // (0: all).

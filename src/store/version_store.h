@@ -12,6 +12,7 @@
 #define ENGRAM_SRC_STORE_VERSION_STORE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engram/status.h"
@@ -29,14 +30,20 @@ class VersionStore {
  public:
   virtual ~VersionStore() = default;
 
-  // Stores `link`; an explicit link replaces a found one of the same pair,
-  // a found one never replaces an existing link.
-  virtual Status Put(const VersionLink& link) = 0;
-  // The links whose older fact is one of `rowids`, by older then newer rowid.
+  // Stores `link` between two facts of `scope` (nothing when either fact
+  // is gone or of another scope); an explicit link replaces a found one of
+  // the same pair, a found one never replaces an existing link.
+  virtual Status Put(const std::string& scope, const VersionLink& link) = 0;
+  // The links whose older fact is one of `rowids`, by older then newer
+  // rowid. `rowids` are facts of `scopes`, where a store that keeps links
+  // by scope looks (PostgreSQL: the scopes' shards); links never join
+  // facts of two scopes (Put keeps them out), so SQLite needs no scope to
+  // find them.
   // Rowids that are at least a kDenseShare-th of their range are read in
   // one walk of the range instead of one lookup each.
   static constexpr int64_t kDenseShare = 4;
-  virtual Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) = 0;
+  virtual Result<std::vector<VersionLink>> NewerThan(const std::vector<std::string>& scopes,
+                                                     const std::vector<int64_t>& rowids) = 0;
   // Every link of the store (tests, diagnostics).
   virtual Result<std::vector<VersionLink>> All() = 0;
 };

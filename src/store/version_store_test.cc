@@ -21,11 +21,11 @@ class VersionStoreTest : public ::testing::TestWithParam<testing::Backend> {
     store_ = &made_->store();
     for (const char* content : {"one", "two", "three"}) Add(content);
   }
-  // Inserts a fact of the default scope and keeps its row in rowids_.
-  void Add(const std::string& content) {
+  // Inserts a fact of `scope` and keeps its row in rowids_.
+  void Add(const std::string& content, const std::string& scope = kDefaultScope) {
     FactRow row;
     row.fact.id = FactId(content);
-    row.fact.scope = kDefaultScope;
+    row.fact.scope = scope;
     row.fact.content = content;
     Result<int64_t> rowid = Internal("not inserted");
     ASSERT_TRUE(store_
@@ -36,8 +36,8 @@ class VersionStoreTest : public ::testing::TestWithParam<testing::Backend> {
                     .ok());
     rowids_.push_back(*rowid);
   }
-  Status Put(const VersionLink& link) {
-    return store_->Transact([&] { return store_->versions().Put(link); });
+  Status Put(const VersionLink& link, const std::string& scope = kDefaultScope) {
+    return store_->Transact([&] { return store_->versions().Put(scope, link); });
   }
   std::vector<VersionLink> All() { return store_->versions().All().value(); }
 
@@ -60,13 +60,28 @@ TEST_P(VersionStoreTest, AnExplicitLinkReplacesAFoundOneAndNeverTheReverse) {
 TEST_P(VersionStoreTest, NewerThanListsLinksByOlderFactAndLinksGoWithTheirFacts) {
   ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.7, false}).ok());
   ASSERT_TRUE(Put({rowids_[1], rowids_[2], 0.9, true}).ok());
-  auto newer = store_->versions().NewerThan({rowids_[1], rowids_[1], rowids_[2]});
+  auto newer = store_->versions().NewerThan({kDefaultScope}, {rowids_[1], rowids_[1], rowids_[2]});
   ASSERT_TRUE(newer.ok());
   ASSERT_EQ(newer->size(), 1u);
   EXPECT_EQ((*newer)[0].newer_rowid, rowids_[2]);
-  ASSERT_TRUE(
-      store_->Transact([&] { return store_->facts().DeleteRowids({rowids_[1]}).status(); }).ok());
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().DeleteRowids({kDefaultScope}, {rowids_[1]}).status();
+                  })
+                  .ok());
   EXPECT_TRUE(All().empty()) << "both links named the deleted fact";
+}
+
+// A link joins two facts of the scope it is put in, or is not stored.
+TEST_P(VersionStoreTest, ALinkIsKeptOnlyBetweenFactsOfItsScope) {
+  Add("elsewhere", "other");
+  const int64_t elsewhere = rowids_.back();
+  ASSERT_TRUE(Put({rowids_[0], elsewhere, 0.9, true}).ok());
+  ASSERT_TRUE(Put({rowids_[0], elsewhere, 0.9, true}, "other").ok());
+  ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.9, true}, "other").ok());
+  EXPECT_TRUE(All().empty());
+  ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.9, true}).ok());
+  EXPECT_EQ(All().size(), 1u);
 }
 
 // Dense rowids are read in one walk of their range, sparse ones a lookup
@@ -104,7 +119,7 @@ TEST_P(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
   ASSERT_LT(static_cast<int64_t>(sparse.size()) * SqliteVersionStore::kDenseShare,
             sparse.back() - sparse.front() + 1);
   for (const auto& asked : {dense, sparse}) {
-    auto got = store_->versions().NewerThan(asked);
+    auto got = store_->versions().NewerThan({kDefaultScope}, asked);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     EXPECT_FALSE(expected(asked).empty());
     EXPECT_TRUE(same(*got, expected(asked))) << got->size() << " links";

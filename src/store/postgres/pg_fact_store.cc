@@ -1,5 +1,6 @@
 #include "src/store/postgres/pg_fact_store.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -122,6 +123,7 @@ Result<std::vector<StoredFact>> PgFactStore::ReadFacts(const PgQuery& query) con
 }
 
 Result<int64_t> PgFactStore::Insert(const FactRow& row) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {row.fact.scope}));
   const Fact& in = row.fact;
   const std::string tags = EncodeTags(in.tags);
   TermArrays arrays = TermArraysOf(in.content, tags);
@@ -157,31 +159,35 @@ Result<int64_t> PgFactStore::Insert(const FactRow& row) {
 }
 
 Status PgFactStore::UpdateDescription(int64_t rowid, const Fact& fact) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {fact.scope}));
   return db()
       .Query(
           "UPDATE facts SET kind = $1, source = $2, confidence = $3, metadata = $4, "
-          "expires_at = $5 WHERE label = $6",
+          "expires_at = $5 WHERE scope = $7 AND label = $6",
           {PgParam::Text(fact.kind), PgParam::Text(fact.source), PgParam::Double(fact.confidence),
-           PgParam::Text(fact.metadata), PgParam::Int(fact.expires_at), PgParam::Int(rowid)})
+           PgParam::Text(fact.metadata), PgParam::Int(fact.expires_at), PgParam::Int(rowid),
+           PgParam::Text(fact.scope)})
       .status();
 }
 
-Status PgFactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
-                               Timestamp updated_at, int64_t tags_terms) {
-  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), {rowid}));  // the totals change
+Status PgFactStore::UpdateTags(const std::string& scope, int64_t rowid,
+                               const std::vector<std::string>& tags, Timestamp updated_at,
+                               int64_t tags_terms) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));  // the totals change
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult content,
-      db().Query("SELECT content FROM facts WHERE label = $1 FOR UPDATE", {PgParam::Int(rowid)}));
+      db().Query("SELECT content FROM facts WHERE scope = $1 AND label = $2 FOR UPDATE",
+                 {PgParam::Text(scope), PgParam::Int(rowid)}));
   if (content.Rows() == 0) return Status::OK();  // gone: nothing to update, as an UPDATE finds
   const std::string encoded = EncodeTags(tags);
   TermArrays arrays = TermArraysOf(content.Text(0, 0), encoded);
   return db()
       .Query(
           "UPDATE facts SET tags = $1, updated_at = $2, tags_terms = $3, terms = $4, "
-          "content_tf = $5, tags_tf = $6 WHERE label = $7",
+          "content_tf = $5, tags_tf = $6 WHERE scope = $8 AND label = $7",
           {PgParam::Text(encoded), PgParam::Int(updated_at), PgParam::Int(tags_terms),
            std::move(arrays.terms), std::move(arrays.content_tf), std::move(arrays.tags_tf),
-           PgParam::Int(rowid)})
+           PgParam::Int(rowid), PgParam::Text(scope)})
       .status();
 }
 
@@ -194,14 +200,16 @@ Result<std::vector<RankInput>> PgFactStore::RankInputs(const std::vector<std::st
   return ReadRankInputs(r);
 }
 
-Result<std::vector<RankInput>> PgFactStore::RankInputsOf(const std::vector<int64_t>& rowids,
+Result<std::vector<RankInput>> PgFactStore::RankInputsOf(const std::vector<std::string>& scopes,
+                                                         const std::vector<int64_t>& rowids,
                                                          const FactVisibility& visibility) {
   if (rowids.empty()) return std::vector<RankInput>();
   // In the order asked for, each once as SQLite's lookups give them.
   PgQuery q(std::string("SELECT ") + kRankColumns + " FROM unnest(" +
             "$1::bigint[]) WITH ORDINALITY AS asked(label, position) "
-            "JOIN facts f USING (label) WHERE true");
+            "JOIN facts f USING (label) WHERE f.scope = ANY($2::text[])");
   q.Param(IntArray(rowids));
+  q.Param(TextArray(ScopesOrDefault(scopes)));
   AppendVisibility(visibility, "f", &q);
   q += " ORDER BY asked.position";
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r, q.Run(db()));
@@ -221,7 +229,7 @@ Result<std::vector<std::string>> PgFactStore::MissingScopes(
 }
 
 Status PgFactStore::RebuildLexicalIndex(const TermCounter& count) {
-  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {}));  // every scope's totals change
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {}));  // every scope's totals change
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("SELECT label, content, tags FROM facts ORDER BY label"));
   for (int i = 0; i < r.Rows(); ++i) {
@@ -289,12 +297,14 @@ Result<std::vector<Fact>> PgFactStore::List(const ListOptions& options,
   return out;
 }
 
-Result<std::vector<StoredFact>> PgFactStore::GetByRowids(const std::vector<int64_t>& rowids) {
+Result<std::vector<StoredFact>> PgFactStore::GetByRowids(const std::vector<std::string>& scopes,
+                                                         const std::vector<int64_t>& rowids) {
   if (rowids.empty()) return std::vector<StoredFact>();
   PgQuery q(std::string("SELECT ") + kFactColumns +
             " FROM unnest($1::bigint[]) WITH ORDINALITY AS asked(label, position) "
-            "JOIN facts USING (label) ORDER BY asked.position");
+            "JOIN facts USING (label) WHERE scope = ANY($2::text[]) ORDER BY asked.position");
   q.Param(IntArray(rowids));
+  q.Param(TextArray(ScopesOrDefault(scopes)));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<StoredFact> out, ReadFacts(q));
   if (out.size() != rowids.size()) {
     for (size_t i = 0; i < rowids.size(); ++i) {
@@ -306,18 +316,20 @@ Result<std::vector<StoredFact>> PgFactStore::GetByRowids(const std::vector<int64
   return out;
 }
 
-Result<int64_t> PgFactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
+Result<int64_t> PgFactStore::DeleteRowids(const std::vector<std::string>& scopes,
+                                          const std::vector<int64_t>& rowids) {
   if (rowids.empty()) return 0;
-  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), rowids));
-  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), rowids, /*to_delete=*/true));
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), ScopesOrDefault(scopes)));
+  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), ScopesOrDefault(scopes), rowids, /*to_delete=*/true));
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
-      db().Query("DELETE FROM facts WHERE label = ANY($1::bigint[])", {IntArray(rowids)}));
+      db().Query("DELETE FROM facts WHERE scope = ANY($1::text[]) AND label = ANY($2::bigint[])",
+                 {TextArray(ScopesOrDefault(scopes)), IntArray(rowids)}));
   return r.AffectedRows();
 }
 
 Result<int64_t> PgFactStore::DeleteTag(const std::string& scope, const std::string& tag) {
-  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {scope}));
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("DELETE FROM facts f WHERE scope = $1" + HoldsTag("f", "$2"),
                                      {PgParam::Text(scope), PgParam::Text(tag)}));
@@ -325,7 +337,7 @@ Result<int64_t> PgFactStore::DeleteTag(const std::string& scope, const std::stri
 }
 
 Result<int64_t> PgFactStore::DeleteScope(const std::string& scope) {
-  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {scope}));
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
                           db().Query("DELETE FROM facts WHERE scope = $1", {PgParam::Text(scope)}));
   return r.AffectedRows();
@@ -355,16 +367,21 @@ Status PgFactStore::ForEach(const std::vector<std::string>& scopes,
   }
 }
 
-Status PgFactStore::SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) {
+Status PgFactStore::SetSuperseded(const std::string& scope, int64_t rowid, const std::string& by_id,
+                                  Timestamp valid_until) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   return db()
-      .Query("UPDATE facts SET superseded_by = $1, valid_until = $2 WHERE label = $3",
-             {PgParam::Text(by_id), PgParam::Int(by_id.empty() ? 0 : valid_until),
-              PgParam::Int(rowid)})
+      .Query(
+          "UPDATE facts SET superseded_by = $1, valid_until = $2 WHERE scope = $4 AND "
+          "label = $3",
+          {PgParam::Text(by_id), PgParam::Int(by_id.empty() ? 0 : valid_until), PgParam::Int(rowid),
+           PgParam::Text(scope)})
       .status();
 }
 
 Result<int64_t> PgFactStore::MoveSupersession(const std::string& scope, const std::string& from_id,
                                               const std::string& to_id) {
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("UPDATE facts SET superseded_by = $1, "
@@ -394,26 +411,31 @@ Status PgFactStore::RecordAccess(const std::vector<AccessCount>& counts) {
   if (counts.empty()) return Status::OK();
   // One statement for the batch; counts of one fact are summed first, as
   // one UPDATE per count would add them.
+  std::vector<std::string> scopes;
   std::vector<int64_t> labels;
   std::vector<std::string> ids;
   std::vector<int64_t> added;
   std::vector<int64_t> last;
   for (const AccessCount& c : counts) {
+    scopes.push_back(c.scope);
     labels.push_back(c.rowid);
     ids.push_back(c.id);
     added.push_back(c.count);
     last.push_back(c.last);
   }
-  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), labels, /*to_delete=*/false));
+  std::vector<std::string> distinct = scopes;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), distinct, labels, /*to_delete=*/false));
   return db()
       .Query(
           "UPDATE facts f SET access_count = f.access_count + a.count, "
           "last_accessed = greatest(f.last_accessed, a.last) FROM ("
-          "SELECT label, id, sum(count) AS count, max(last) AS last FROM "
-          "unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[]) "
-          "AS c(label, id, count, last) GROUP BY label, id) AS a "
-          "WHERE f.label = a.label AND f.id = a.id",
-          {IntArray(labels), TextArray(ids), IntArray(added), IntArray(last)})
+          "SELECT scope, label, id, sum(count) AS count, max(last) AS last FROM "
+          "unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[]) "
+          "AS c(scope, label, id, count, last) GROUP BY scope, label, id) AS a "
+          "WHERE f.scope = a.scope AND f.label = a.label AND f.id = a.id",
+          {TextArray(scopes), IntArray(labels), TextArray(ids), IntArray(added), IntArray(last)})
       .status();
 }
 

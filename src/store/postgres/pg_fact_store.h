@@ -32,11 +32,12 @@ class PgFactStore final : public FactStore, private PgPart {
 
   Result<int64_t> Insert(const FactRow& row) override;
   Status UpdateDescription(int64_t rowid, const Fact& fact) override;
-  Status UpdateTags(int64_t rowid, const std::vector<std::string>& tags, Timestamp updated_at,
-                    int64_t tags_terms) override;
+  Status UpdateTags(const std::string& scope, int64_t rowid, const std::vector<std::string>& tags,
+                    Timestamp updated_at, int64_t tags_terms) override;
   Result<std::vector<RankInput>> RankInputs(const std::vector<std::string>& scopes,
                                             const FactVisibility& visibility) override;
-  Result<std::vector<RankInput>> RankInputsOf(const std::vector<int64_t>& rowids,
+  Result<std::vector<RankInput>> RankInputsOf(const std::vector<std::string>& scopes,
+                                              const std::vector<int64_t>& rowids,
                                               const FactVisibility& visibility) override;
   Result<std::vector<std::string>> MissingScopes(const std::vector<std::string>& scopes) override;
   Status RebuildLexicalIndex(const TermCounter& count) override;
@@ -45,14 +46,17 @@ class PgFactStore final : public FactStore, private PgPart {
                                          const std::string& id_or_prefix) override;
   Result<std::vector<Fact>> List(const ListOptions& options,
                                  const FactVisibility& visibility) override;
-  Result<std::vector<StoredFact>> GetByRowids(const std::vector<int64_t>& rowids) override;
-  Result<int64_t> DeleteRowids(const std::vector<int64_t>& rowids) override;
+  Result<std::vector<StoredFact>> GetByRowids(const std::vector<std::string>& scopes,
+                                              const std::vector<int64_t>& rowids) override;
+  Result<int64_t> DeleteRowids(const std::vector<std::string>& scopes,
+                               const std::vector<int64_t>& rowids) override;
   Result<int64_t> DeleteTag(const std::string& scope, const std::string& tag) override;
   Result<int64_t> DeleteScope(const std::string& scope) override;
   // Reads kForEachPage facts at a time.
   Status ForEach(const std::vector<std::string>& scopes,
                  const std::function<bool(const StoredFact&)>& sink) override;
-  Status SetSuperseded(int64_t rowid, const std::string& by_id, Timestamp valid_until) override;
+  Status SetSuperseded(const std::string& scope, int64_t rowid, const std::string& by_id,
+                       Timestamp valid_until) override;
   Result<int64_t> MoveSupersession(const std::string& scope, const std::string& from_id,
                                    const std::string& to_id) override;
   Result<std::vector<StoredFact>> Expired(Timestamp now) override;

@@ -12,10 +12,11 @@
 // attached files' `context_*` tables (since version 3): an attachment
 // belongs to the store, and every scope's searches may read it.
 //
-// A fact's or a vector's label is also indexed alone: the engine names a
-// fact it has found by its label, without its scope, so those lookups go
-// to every shard. Passing the scope with each label is what would keep
-// them on one.
+// Every statement on facts, vectors and version links names the scopes it
+// concerns, lookups by label included (the engine passes the scopes a
+// fact was found in with its label), so on a table distributed by scope
+// each goes to those scopes' shards only. Background sweeps (the facts
+// still without a vector, expired facts) read every scope.
 //
 // Labels (a fact's `label`, a vector's `label`) come from store-wide
 // sequences and are never reused, as SQLite's AUTOINCREMENT rowids are not:

@@ -12,6 +12,8 @@
 
 #include <functional>
 #include <memory>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "engram/status.h"
@@ -34,11 +36,16 @@ class PgSession {
   // True while a transaction is open on the connection: whoever opens one
   // sets it, as RunTransaction (store.h) does.
   bool* TransactionFlag() { return &in_transaction_; }
+  // The scopes whose scope_stats row the open transaction has locked
+  // (pg_lock_order.h), so each is locked once per transaction; whoever
+  // opens a transaction empties it first.
+  std::set<std::string>& LockedScopes() { return locked_scopes_; }
 
  private:
   std::unique_ptr<PgConnection> connection_;
   Connector connect_;
   bool in_transaction_ = false;
+  std::set<std::string> locked_scopes_;
 };
 
 // What each part of a PgStore (its FactStore, VectorStore, ...) holds:
@@ -49,6 +56,9 @@ class PgPart {
   // The session's connection (PgSession::Connection).
   PgConnection& db() const {  // NOLINT(readability-identifier-naming): accessor
     return session_->Connection();
+  }
+  PgSession& session() const {  // NOLINT(readability-identifier-naming): accessor
+    return *session_;
   }
 
  private:

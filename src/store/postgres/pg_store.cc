@@ -55,6 +55,7 @@ Status PgStore::RunInTransaction(const char* begin, const std::function<Status()
   // The connection is taken once, made again first if it was lost: COMMIT
   // and ROLLBACK go where BEGIN went, never to a new connection.
   PgConnection& db = session_.Connection();
+  if (!*session_.TransactionFlag()) session_.LockedScopes().clear();
   return RunTransaction([&db](const char* sql) { return db.Exec(sql); }, begin,
                         session_.TransactionFlag(), body);
 }

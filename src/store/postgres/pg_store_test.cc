@@ -92,13 +92,14 @@ class PgStoreTest : public testing::PgDatabaseTest {
             .ok());
     return space;
   }
-  // Gives fact `content` (at `label`) a vector through `store`, in a
-  // transaction of its own.
-  static Status PutVector(PgStore& store, int64_t space, int64_t label,
-                          const std::string& content) {
+  // Gives fact `content` (at `label` of `scope`) a vector through `store`,
+  // in a transaction of its own.
+  static Status PutVector(PgStore& store, int64_t space, int64_t label, const std::string& content,
+                          const std::string& scope = "default") {
     const std::vector<float> v = {1.0f, 0.0f};
-    return store.Transact(
-        [&]() -> Status { return store.vectors().Put(space, label, FactId(content), v).status(); });
+    return store.Transact([&]() -> Status {
+      return store.vectors().Put(space, scope, label, FactId(content), v).status();
+    });
   }
   // The vector labels of `scope` that a new snapshot sees, by label.
   std::vector<int64_t> VisibleLabels(const std::string& scope = "default") {
@@ -206,7 +207,7 @@ TEST_F(PgStoreTest, AnUpdateAndAForgetOfTheSameFactBothCommit) {
       ENGRAM_RETURN_IF_ERROR(other->facts().Insert(replacement).status());
       inserted.set_value();
       release.get_future().wait();
-      return other->facts().SetSuperseded(old, replacement.fact.id, 2000);
+      return other->facts().SetSuperseded("default", old, replacement.fact.id, 2000);
     });
     EXPECT_TRUE(updated.ok()) << updated.ToString();
   });
@@ -214,7 +215,7 @@ TEST_F(PgStoreTest, AnUpdateAndAForgetOfTheSameFactBothCommit) {
   std::atomic<bool> forgotten{false};
   std::thread forgetter([&] {
     const Status forgot =
-        store_->Transact([&] { return store_->facts().DeleteRowids({old}).status(); });
+        store_->Transact([&] { return store_->facts().DeleteRowids({"default"}, {old}).status(); });
     EXPECT_TRUE(forgot.ok()) << forgot.ToString();
     forgotten = true;
   });
@@ -240,20 +241,21 @@ TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {
   EXPECT_EQ(VersionOf(*store_, space, "never written"), VectorsVersion{});
   const VectorsVersion before = VersionOf(*store_, space, "mine");
 
-  ASSERT_TRUE(PutVector(*other, space, theirs, "in their scope").ok());
+  ASSERT_TRUE(PutVector(*other, space, theirs, "in their scope", "theirs").ok());
   EXPECT_EQ(VersionOf(*store_, space, "mine"), before) << "another scope's write";
-  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
+  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope", "mine").ok());
   const VectorsVersion added = VersionOf(*store_, space, "mine");
   EXPECT_GT(added.added, before.added);
   EXPECT_EQ(added.removed, 0);
 
   // Replacing a vector removes one and adds one; forgetting the scope's
   // last fact removes its vector, and no version comes back.
-  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope").ok());
+  ASSERT_TRUE(PutVector(*other, space, mine, "in my scope", "mine").ok());
   const VectorsVersion replaced = VersionOf(*store_, space, "mine");
   EXPECT_GT(replaced.added, added.added);
   EXPECT_EQ(replaced.removed, 1);
-  ASSERT_TRUE(other->Transact([&] { return other->facts().DeleteRowids({mine}).status(); }).ok());
+  ASSERT_TRUE(
+      other->Transact([&] { return other->facts().DeleteRowids({"mine"}, {mine}).status(); }).ok());
   const VectorsVersion forgotten = VersionOf(*store_, space, "mine");
   EXPECT_EQ(forgotten.removed, 2);
   for (const VectorsVersion& earlier : {before, added, replaced}) EXPECT_NE(forgotten, earlier);

@@ -65,22 +65,25 @@ Result<std::vector<SpaceInfo>> PgVectorStore::Spaces() {
   return out;
 }
 
-Result<bool> PgVectorStore::Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
-                                std::span<const float> vector) {
+Result<bool> PgVectorStore::Put(int64_t space_id, const std::string& scope, int64_t fact_rowid,
+                                const std::string& fact_id, std::span<const float> vector) {
   // The old vector goes by a DELETE of its own, counted by the trigger as
   // a removal; both statements act only while the row still holds the fact.
-  ENGRAM_RETURN_IF_ERROR(LockScopesOfFacts(db(), {fact_rowid}));
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   ENGRAM_RETURN_IF_ERROR(
       db().Query("DELETE FROM fact_vectors v USING facts f WHERE v.space_id = $1 AND "
-                 "v.fact_label = $2 AND f.label = $2 AND f.id = $3 AND v.scope = f.scope",
-                 {PgParam::Int(space_id), PgParam::Int(fact_rowid), PgParam::Text(fact_id)})
+                 "v.scope = $4 AND v.fact_label = $2 AND f.scope = $4 AND f.label = $2 AND "
+                 "f.id = $3",
+                 {PgParam::Int(space_id), PgParam::Int(fact_rowid), PgParam::Text(fact_id),
+                  PgParam::Text(scope)})
           .status());
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("INSERT INTO fact_vectors (scope, space_id, fact_label, vector) "
-                 "SELECT scope, $1, label, $4 FROM facts WHERE label = $2 AND id = $3",
+                 "SELECT scope, $1, label, $4 FROM facts WHERE scope = $5 AND label = $2 AND "
+                 "id = $3",
                  {PgParam::Int(space_id), PgParam::Int(fact_rowid), PgParam::Text(fact_id),
-                  PgParam::Bytes(AsBytes(vector))}));
+                  PgParam::Bytes(AsBytes(vector)), PgParam::Text(scope)}));
   return r.AffectedRows() > 0;
 }
 
@@ -166,38 +169,39 @@ Status PgVectorStore::Load(const std::vector<int64_t>& vector_ids, size_t dimens
   return Status::OK();
 }
 
-Status PgVectorStore::ForEachBlob(
-    int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) {
+Status PgVectorStore::ForEachBlob(int64_t space_id, const BlobSink& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
-      db().Query("SELECT label, fact_label, vector FROM fact_vectors WHERE space_id = $1",
+      db().Query("SELECT label, fact_label, vector, scope FROM fact_vectors WHERE space_id = $1",
                  {PgParam::Int(space_id)}));
   for (int i = 0; i < r.Rows(); ++i) {
     ENGRAM_ASSIGN_OR_RETURN(const VectorRef ref, ReadRef(r, i));
     ENGRAM_ASSIGN_OR_RETURN(const std::string blob, r.Bytes(i, 2));
-    sink(ref, blob);
+    sink(std::string(r.Text(i, 3)), ref, blob);
   }
   return Status::OK();
 }
 
-Status PgVectorStore::Delete(const std::vector<int64_t>& vector_ids) {
+Status PgVectorStore::Delete(const std::string& scope, const std::vector<int64_t>& vector_ids) {
   if (vector_ids.empty()) return Status::OK();
-  ENGRAM_RETURN_IF_ERROR(LockScopesOfVectors(db(), vector_ids));
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {scope}));
   return db()
-      .Query("DELETE FROM fact_vectors WHERE label = ANY($1::bigint[])", {IntArray(vector_ids)})
+      .Query("DELETE FROM fact_vectors WHERE scope = $1 AND label = ANY($2::bigint[])",
+             {PgParam::Text(scope), IntArray(vector_ids)})
       .status();
 }
 
-Result<std::string> PgVectorStore::FactIdOf(int64_t fact_rowid) {
-  ENGRAM_ASSIGN_OR_RETURN(const PgResult r, db().Query("SELECT id FROM facts WHERE label = $1",
-                                                       {PgParam::Int(fact_rowid)}));
+Result<std::string> PgVectorStore::FactIdOf(const std::string& scope, int64_t fact_rowid) {
+  ENGRAM_ASSIGN_OR_RETURN(const PgResult r,
+                          db().Query("SELECT id FROM facts WHERE scope = $1 AND label = $2",
+                                     {PgParam::Text(scope), PgParam::Int(fact_rowid)}));
   if (r.Rows() == 0) return NotFound("store: no fact at row " + std::to_string(fact_rowid));
   return std::string(r.Text(0, 0));
 }
 
 Result<std::vector<FactToEmbed>> PgVectorStore::Missing(int64_t space_id, size_t limit) {
   PgQuery q(
-      "SELECT f.label, f.id, f.content FROM facts f WHERE NOT EXISTS (SELECT 1 FROM "
+      "SELECT f.scope, f.label, f.id, f.content FROM facts f WHERE NOT EXISTS (SELECT 1 FROM "
       "fact_vectors v WHERE v.space_id = $1 AND v.scope = f.scope AND v.fact_label = f.label) "
       "ORDER BY f.label");
   q.Param(PgParam::Int(space_id));
@@ -207,9 +211,10 @@ Result<std::vector<FactToEmbed>> PgVectorStore::Missing(int64_t space_id, size_t
   out.reserve(static_cast<size_t>(r.Rows()));
   for (int i = 0; i < r.Rows(); ++i) {
     FactToEmbed f;
-    ENGRAM_ASSIGN_OR_RETURN(f.rowid, r.Int(i, 0));
-    f.id = r.Text(i, 1);
-    f.content = r.Text(i, 2);
+    f.scope = r.Text(i, 0);
+    ENGRAM_ASSIGN_OR_RETURN(f.rowid, r.Int(i, 1));
+    f.id = r.Text(i, 2);
+    f.content = r.Text(i, 3);
     out.push_back(std::move(f));
   }
   return out;
@@ -224,7 +229,7 @@ Result<int64_t> PgVectorStore::CountMissing(int64_t space_id) {
 }
 
 Result<int64_t> PgVectorStore::PruneOtherSpaces(int64_t keep_space_id) {
-  ENGRAM_RETURN_IF_ERROR(LockScopes(db(), {}));  // removals are counted per scope
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), {}));  // removals are counted per scope
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult vectors,
       db().Query("DELETE FROM fact_vectors WHERE space_id <> $1", {PgParam::Int(keep_space_id)}));

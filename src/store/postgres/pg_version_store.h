@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "src/store/postgres/pg_connection.h"
@@ -21,8 +22,9 @@ class PgVersionStore final : public VersionStore, private PgPart {
   // Works on `session`\'s connection.
   explicit PgVersionStore(PgSession* session) : PgPart(session) {}
 
-  Status Put(const VersionLink& link) override;
-  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
+  Status Put(const std::string& scope, const VersionLink& link) override;
+  Result<std::vector<VersionLink>> NewerThan(const std::vector<std::string>& scopes,
+                                             const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
 };
 

@@ -160,26 +160,29 @@ Status SqliteFactStore::UpdateDescription(int64_t rowid, const Fact& fact) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement update,
       db_->Prepare("UPDATE facts SET kind = ?1, source = ?2, confidence = ?3, metadata = ?4, "
-                   "expires_at = ?5 WHERE rowid = ?6"));
+                   "expires_at = ?5 WHERE rowid = ?6 AND scope = ?7"));
   update.BindText(1, fact.kind);
   update.BindText(2, fact.source);
   update.BindDouble(3, fact.confidence);
   update.BindText(4, fact.metadata);
   update.BindInt(5, fact.expires_at);
   update.BindInt(6, rowid);
+  update.BindText(7, fact.scope);
   return update.Run();
 }
 
-Status SqliteFactStore::UpdateTags(int64_t rowid, const std::vector<std::string>& tags,
-                                   Timestamp updated_at, int64_t tags_terms) {
+Status SqliteFactStore::UpdateTags(const std::string& scope, int64_t rowid,
+                                   const std::vector<std::string>& tags, Timestamp updated_at,
+                                   int64_t tags_terms) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement update,
       db_->Prepare("UPDATE facts SET tags = ?1, updated_at = ?2, tags_terms = ?3 "
-                   "WHERE rowid = ?4"));
+                   "WHERE rowid = ?4 AND scope = ?5"));
   update.BindText(1, EncodeTags(tags));
   update.BindInt(2, updated_at);
   update.BindInt(3, tags_terms);
   update.BindInt(4, rowid);
+  update.BindText(5, scope);
   return update.Run();
 }
 
@@ -201,16 +204,19 @@ Result<std::vector<RankInput>> SqliteFactStore::RankInputs(const std::vector<std
   return out;
 }
 
-Result<std::vector<RankInput>> SqliteFactStore::RankInputsOf(const std::vector<int64_t>& rowids,
+Result<std::vector<RankInput>> SqliteFactStore::RankInputsOf(const std::vector<std::string>& scopes,
+                                                             const std::vector<int64_t>& rowids,
                                                              const FactVisibility& visibility) {
+  const std::vector<std::string> sc = ScopesOrDefault(scopes);
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare(std::string("SELECT ") + kRankColumns + " FROM facts INDEXED BY " +
-                   kRankIndexName + " WHERE rowid = ?1" +
-                   VisibilityCondition(visibility, "facts")));
+                   kRankIndexName + " WHERE rowid = ?1 AND scope IN (" + Placeholders(sc.size()) +
+                   ")" + VisibilityCondition(visibility, "facts")));
   std::vector<RankInput> out;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
+    BindTexts(&s, 2, sc);
     BindVisibility(&s, visibility);
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row) out.push_back(ReadRankInput(s));
@@ -330,13 +336,18 @@ Result<std::vector<Fact>> SqliteFactStore::List(const ListOptions& options,
   return out;
 }
 
-Result<std::vector<StoredFact>> SqliteFactStore::GetByRowids(const std::vector<int64_t>& rowids) {
+Result<std::vector<StoredFact>> SqliteFactStore::GetByRowids(const std::vector<std::string>& scopes,
+                                                             const std::vector<int64_t>& rowids) {
   std::vector<StoredFact> out;
   if (rowids.empty()) return out;
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare(std::string("SELECT ") + kFactColumns +
-                                                          " FROM facts WHERE rowid = ?1"));
+  const std::vector<std::string> sc = ScopesOrDefault(scopes);
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare(std::string("SELECT ") + kFactColumns + " FROM facts WHERE rowid = ?1 AND " +
+                   "scope IN (" + Placeholders(sc.size()) + ")"));
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
+    BindTexts(&s, 2, sc);
     ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
     if (!found) return NotFound("store: get: fact row " + std::to_string(rowid) + " is gone");
     out.push_back(ReadFact(s));
@@ -345,11 +356,16 @@ Result<std::vector<StoredFact>> SqliteFactStore::GetByRowids(const std::vector<i
   return out;
 }
 
-Result<int64_t> SqliteFactStore::DeleteRowids(const std::vector<int64_t>& rowids) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("DELETE FROM facts WHERE rowid = ?1"));
+Result<int64_t> SqliteFactStore::DeleteRowids(const std::vector<std::string>& scopes,
+                                              const std::vector<int64_t>& rowids) {
+  const std::vector<std::string> sc = ScopesOrDefault(scopes);
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("DELETE FROM facts WHERE rowid = ?1 AND scope IN (" +
+                                       Placeholders(sc.size()) + ")"));
   int64_t removed = 0;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
+    BindTexts(&s, 2, sc);
     ENGRAM_RETURN_IF_ERROR(s.Run());
     removed += db_->Changes();
   }
@@ -387,14 +403,15 @@ Status SqliteFactStore::ForEach(const std::vector<std::string>& scopes,
   return Status::OK();
 }
 
-Status SqliteFactStore::SetSuperseded(int64_t rowid, const std::string& by_id,
-                                      Timestamp valid_until) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("UPDATE facts SET superseded_by = ?1, valid_until = ?2 WHERE rowid = ?3"));
+Status SqliteFactStore::SetSuperseded(const std::string& scope, int64_t rowid,
+                                      const std::string& by_id, Timestamp valid_until) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("UPDATE facts SET superseded_by = ?1, valid_until = ?2 "
+                                       "WHERE rowid = ?3 AND scope = ?4"));
   s.BindText(1, by_id);
   s.BindInt(2, by_id.empty() ? 0 : valid_until);
   s.BindInt(3, rowid);
+  s.BindText(4, scope);
   return s.Run();
 }
 
@@ -436,12 +453,13 @@ Status SqliteFactStore::RecordAccess(const std::vector<AccessCount>& counts) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
                           db_->Prepare("UPDATE facts SET access_count = access_count + ?1, "
                                        "last_accessed = max(last_accessed, ?2) "
-                                       "WHERE rowid = ?3 AND id = ?4"));
+                                       "WHERE rowid = ?3 AND id = ?4 AND scope = ?5"));
   for (const AccessCount& c : counts) {
     s.BindInt(1, c.count);
     s.BindInt(2, c.last);
     s.BindInt(3, c.rowid);
     s.BindText(4, c.id);
+    s.BindText(5, c.scope);
     ENGRAM_RETURN_IF_ERROR(s.Run());
   }
   return Status::OK();

@@ -67,7 +67,7 @@ Result<std::vector<SpaceInfo>> SqliteVectorStore::Spaces() {
   return out;
 }
 
-Result<bool> SqliteVectorStore::Put(int64_t space_id, int64_t fact_rowid,
+Result<bool> SqliteVectorStore::Put(int64_t space_id, const std::string& scope, int64_t fact_rowid,
                                     const std::string& fact_id, std::span<const float> vector) {
   // A REPLACE would delete the old vector without firing the delete
   // trigger that counts removals, so the old one goes by a DELETE of its
@@ -75,10 +75,12 @@ Result<bool> SqliteVectorStore::Put(int64_t space_id, int64_t fact_rowid,
   const auto prepare = [&](const std::string& sql) -> Result<SqliteStatement> {
     ENGRAM_ASSIGN_OR_RETURN(
         SqliteStatement s,
-        db_->Prepare(sql + " EXISTS (SELECT 1 FROM facts WHERE rowid = ?2 AND id = ?3)"));
+        db_->Prepare(sql +
+                     " EXISTS (SELECT 1 FROM facts WHERE rowid = ?2 AND id = ?3 AND scope = ?5)"));
     s.BindInt(1, space_id);
     s.BindInt(2, fact_rowid);
     s.BindText(3, fact_id);
+    s.BindText(5, scope);
     return s;
   };
   ENGRAM_ASSIGN_OR_RETURN(
@@ -193,33 +195,41 @@ Status SqliteVectorStore::Load(const std::vector<int64_t>& vector_ids, size_t di
   return Status::OK();
 }
 
-Status SqliteVectorStore::ForEachBlob(
-    int64_t space_id, const std::function<void(const VectorRef&, std::string_view)>& sink) {
+Status SqliteVectorStore::ForEachBlob(int64_t space_id, const BlobSink& sink) {
+  // A vector of no fact (the file was changed past the triggers) has no
+  // scope: "".
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT rowid, fact_rowid, vector FROM fact_vectors WHERE space_id = ?1"));
+      db_->Prepare("SELECT v.rowid, v.fact_rowid, v.vector, coalesce(f.scope, '') FROM "
+                   "fact_vectors v LEFT JOIN facts f ON f.rowid = v.fact_rowid "
+                   "WHERE v.space_id = ?1"));
   s.BindInt(1, space_id);
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Status::OK();
-    sink(VectorRef{s.ColumnInt(0), s.ColumnInt(1)}, s.ColumnBlob(2));
+    sink(s.ColumnText(3), VectorRef{s.ColumnInt(0), s.ColumnInt(1)}, s.ColumnBlob(2));
   }
 }
 
-Status SqliteVectorStore::Delete(const std::vector<int64_t>& vector_ids) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
-                          db_->Prepare("DELETE FROM fact_vectors WHERE rowid = ?1"));
+Status SqliteVectorStore::Delete(const std::string& scope, const std::vector<int64_t>& vector_ids) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("DELETE FROM fact_vectors WHERE rowid = ?1 AND coalesce((SELECT scope FROM "
+                   "facts WHERE rowid = fact_vectors.fact_rowid), '') = ?2"));
   for (int64_t id : vector_ids) {
     s.BindInt(1, id);
+    s.BindText(2, scope);
     ENGRAM_RETURN_IF_ERROR(s.Run());
     s.Reset();
   }
   return Status::OK();
 }
 
-Result<std::string> SqliteVectorStore::FactIdOf(int64_t fact_rowid) {
-  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s, db_->Prepare("SELECT id FROM facts WHERE rowid = ?1"));
+Result<std::string> SqliteVectorStore::FactIdOf(const std::string& scope, int64_t fact_rowid) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare("SELECT id FROM facts WHERE rowid = ?1 AND scope = ?2"));
   s.BindInt(1, fact_rowid);
+  s.BindText(2, scope);
   ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound("store: no fact at row " + std::to_string(fact_rowid));
   return s.ColumnText(0);
@@ -228,7 +238,7 @@ Result<std::string> SqliteVectorStore::FactIdOf(int64_t fact_rowid) {
 Result<std::vector<FactToEmbed>> SqliteVectorStore::Missing(int64_t space_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT f.rowid, f.id, f.content FROM facts f WHERE NOT EXISTS "
+      db_->Prepare("SELECT f.scope, f.rowid, f.id, f.content FROM facts f WHERE NOT EXISTS "
                    "(SELECT 1 FROM fact_vectors v WHERE v.space_id = ?1 AND "
                    "v.fact_rowid = f.rowid) ORDER BY f.rowid LIMIT ?2"));
   s.BindInt(1, space_id);
@@ -237,7 +247,7 @@ Result<std::vector<FactToEmbed>> SqliteVectorStore::Missing(int64_t space_id, si
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(FactToEmbed{s.ColumnInt(0), s.ColumnText(1), s.ColumnText(2)});
+    out.push_back(FactToEmbed{s.ColumnText(0), s.ColumnInt(1), s.ColumnText(2), s.ColumnText(3)});
   }
   return out;
 }

@@ -25,8 +25,8 @@ class SqliteVectorStore final : public VectorStore {
   Result<int64_t> EnsureSpace(const EmbeddingSpace& space, Timestamp now) override;
   Result<int64_t> FindSpace(const EmbeddingSpace& space) override;
   Result<std::vector<SpaceInfo>> Spaces() override;
-  Result<bool> Put(int64_t space_id, int64_t fact_rowid, const std::string& fact_id,
-                   std::span<const float> vector) override;
+  Result<bool> Put(int64_t space_id, const std::string& scope, int64_t fact_rowid,
+                   const std::string& fact_id, std::span<const float> vector) override;
   Result<std::vector<VectorRef>> Refs(int64_t space_id, const std::string& scope,
                                       int64_t after) override;
   Result<std::vector<VectorsVersion>> Versions(int64_t space_id,
@@ -37,10 +37,9 @@ class SqliteVectorStore final : public VectorStore {
       int64_t space_id, const std::string& scope, size_t dimension, size_t max_vectors,
       const std::function<void(const VectorRef&, std::span<const float>)>& sink) override;
   Result<int64_t> CountScope(int64_t space_id, const std::string& scope) override;
-  Status ForEachBlob(int64_t space_id,
-                     const std::function<void(const VectorRef&, std::string_view)>& sink) override;
-  Status Delete(const std::vector<int64_t>& vector_ids) override;
-  Result<std::string> FactIdOf(int64_t fact_rowid) override;
+  Status ForEachBlob(int64_t space_id, const BlobSink& sink) override;
+  Status Delete(const std::string& scope, const std::vector<int64_t>& vector_ids) override;
+  Result<std::string> FactIdOf(const std::string& scope, int64_t fact_rowid) override;
   Result<std::vector<FactToEmbed>> Missing(int64_t space_id, size_t limit) override;
   Result<int64_t> CountMissing(int64_t space_id) override;
   Result<int64_t> PruneOtherSpaces(int64_t keep_space_id) override;

@@ -18,21 +18,23 @@ Status ReadLinks(SqliteStatement* s, std::vector<VersionLink>* out) {
 
 }  // namespace
 
-Status SqliteVersionStore::Put(const VersionLink& link) {
+Status SqliteVersionStore::Put(const std::string& scope, const VersionLink& link) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare(link.explicit_update
-                       ? "INSERT OR REPLACE INTO fact_versions(older_rowid, newer_rowid, cosine, "
-                         "explicit) VALUES (?1, ?2, ?3, 1)"
-                       : "INSERT OR IGNORE INTO fact_versions(older_rowid, newer_rowid, cosine, "
-                         "explicit) VALUES (?1, ?2, ?3, 0)"));
+      db_->Prepare(std::string(link.explicit_update ? "INSERT OR REPLACE" : "INSERT OR IGNORE") +
+                   " INTO fact_versions(older_rowid, newer_rowid, cosine, explicit) "
+                   "SELECT ?1, ?2, ?3, ?4 WHERE (SELECT count(*) FROM facts WHERE scope = ?5 "
+                   "AND rowid IN (?1, ?2)) = 2"));
   s.BindInt(1, link.older_rowid);
   s.BindInt(2, link.newer_rowid);
   s.BindDouble(3, link.cosine);
+  s.BindInt(4, link.explicit_update ? 1 : 0);
+  s.BindText(5, scope);
   return s.Run();
 }
 
-Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(const std::vector<int64_t>& rowids) {
+Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(
+    const std::vector<std::string>& /*scopes*/, const std::vector<int64_t>& rowids) {
   std::vector<VersionLink> out;
   if (rowids.empty()) return out;
   std::vector<int64_t> sorted = rowids;

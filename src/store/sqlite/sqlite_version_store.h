@@ -7,6 +7,7 @@
 #define ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "src/store/sqlite/sqlite_db.h"
@@ -18,11 +19,12 @@ class SqliteVersionStore final : public VersionStore {
  public:
   explicit SqliteVersionStore(SqliteDb* db) : db_(db) {}
 
-  Status Put(const VersionLink& link) override;
+  Status Put(const std::string& scope, const VersionLink& link) override;
   // Rowids that are at least a kDenseShare-th of their range are read in
   // one walk of the range instead of one lookup each.
   static constexpr int64_t kDenseShare = 4;
-  Result<std::vector<VersionLink>> NewerThan(const std::vector<int64_t>& rowids) override;
+  Result<std::vector<VersionLink>> NewerThan(const std::vector<std::string>& scopes,
+                                             const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
 
  private:
