@@ -14,13 +14,14 @@ void RegisterMigrate(CLI::App& app, Cli& cli) {
   CLI::App* sub = app.add_subcommand(
       "migrate",
       "Copy the store into another: facts with their history, vectors of every space, the HyDE "
-      "cache");
+      "cache, attached files");
   auto to = std::make_shared<std::string>();
   sub->add_option("--to", *to,
                   "Where to copy: a postgresql:// URL or a SQLite file path; it must hold no fact")
       ->required();
   sub->footer(
-      "The store copied is the configured one (--db, store.url). Attached files are not copied.\n"
+      "The store copied is the configured one (--db, store.url). Attached files come too, with\n"
+      "their chunks and vectors.\n"
       "Example: engram migrate --to postgresql://engram@db.internal/memory\n"
       "         ENGRAM_STORE_URL=postgresql://engram@db.internal/memory engram migrate "
       "--to ~/memory.db");
