@@ -182,6 +182,25 @@ TEST_P(FactStoreTest, ARowIsFoundAndWrittenOnlyInTheScopesNamedWithIt) {
   EXPECT_TRUE(after.tags.empty());
   EXPECT_EQ(after.kind, fact.fact.kind);
   EXPECT_EQ(Totals({"a"}), totals);
+  // Its vector, the same: stored and named only with its own scope.
+  const std::vector<float> v = {1.0f, 0.0f};
+  bool elsewhere = true;
+  bool own = false;
+  ASSERT_TRUE(store_
+                  ->Transact([&]() -> Status {
+                    ENGRAM_ASSIGN_OR_RETURN(const int64_t space,
+                                            store_->vectors().EnsureSpace({"test", "x", 2}, 0));
+                    ENGRAM_ASSIGN_OR_RETURN(
+                        elsewhere, store_->vectors().Put(space, "b", fact.rowid, fact.fact.id, v));
+                    ENGRAM_ASSIGN_OR_RETURN(
+                        own, store_->vectors().Put(space, "a", fact.rowid, fact.fact.id, v));
+                    return Status::OK();
+                  })
+                  .ok());
+  EXPECT_FALSE(elsewhere);
+  EXPECT_TRUE(own);
+  EXPECT_EQ(store_->vectors().FactIdOf("b", fact.rowid).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(*store_->vectors().FactIdOf("a", fact.rowid), fact.fact.id);
   ASSERT_TRUE(
       store_->Transact([&] { return store_->facts().DeleteRowids({"a"}, {fact.rowid}).status(); })
           .ok());

@@ -14,10 +14,6 @@ constexpr char kAttachmentColumns[] =
     "(SELECT count(*) FROM context_files f WHERE f.attachment_id = a.id), "
     "(SELECT count(*) FROM context_chunks c WHERE c.attachment_id = a.id)";
 
-std::string_view AsBytes(std::span<const float> vector) {
-  return {reinterpret_cast<const char*>(vector.data()), vector.size_bytes()};
-}
-
 // The chunk in columns `first`.. of `row`: path, start_line, end_line,
 // content_hash, text, terms.
 constexpr char kChunkColumns[] =
@@ -212,7 +208,7 @@ Status PgChunkStore::PutVector(int64_t space_id, const std::string& content_hash
       .Query(
           "INSERT INTO context_vectors (space_id, content_hash, vector) VALUES ($1, $2, $3) "
           "ON CONFLICT (space_id, content_hash) DO UPDATE SET vector = excluded.vector",
-          {PgParam::Int(space_id), PgParam::Text(content_hash), PgParam::Bytes(AsBytes(v))})
+          {PgParam::Int(space_id), PgParam::Text(content_hash), FloatsParam(v)})
       .status();
 }
 

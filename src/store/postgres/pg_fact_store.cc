@@ -319,12 +319,13 @@ Result<std::vector<StoredFact>> PgFactStore::GetByRowids(const std::vector<std::
 Result<int64_t> PgFactStore::DeleteRowids(const std::vector<std::string>& scopes,
                                           const std::vector<int64_t>& rowids) {
   if (rowids.empty()) return 0;
-  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), ScopesOrDefault(scopes)));
-  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), ScopesOrDefault(scopes), rowids, /*to_delete=*/true));
+  const std::vector<std::string> named = ScopesOrDefault(scopes);
+  ENGRAM_RETURN_IF_ERROR(LockScopes(session(), named));
+  ENGRAM_RETURN_IF_ERROR(LockFacts(db(), named, rowids, /*to_delete=*/true));
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("DELETE FROM facts WHERE scope = ANY($1::text[]) AND label = ANY($2::bigint[])",
-                 {TextArray(ScopesOrDefault(scopes)), IntArray(rowids)}));
+                 {TextArray(named), IntArray(rowids)}));
   return r.AffectedRows();
 }
 

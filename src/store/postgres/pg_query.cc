@@ -27,6 +27,10 @@ PgParam TextArray(const std::vector<std::string>& values) {
   return PgParam::Text(out);
 }
 
+PgParam FloatsParam(std::span<const float> floats) {
+  return PgParam::Bytes({reinterpret_cast<const char*>(floats.data()), floats.size_bytes()});
+}
+
 PgParam IntArray(const std::vector<int64_t>& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) {

@@ -10,6 +10,7 @@
 #define ENGRAM_SRC_STORE_POSTGRES_PG_QUERY_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ class PgQuery {
 // `values` as an array literal, e.g. {"a","b \"c\""}, for a text[]
 // parameter: every element quoted, quotes and backslashes escaped.
 PgParam TextArray(const std::vector<std::string>& values);
+// The bytes of `floats` as they are stored (a vector blob), for a bytea
+// parameter.
+PgParam FloatsParam(std::span<const float> floats);
 // `values` as an array literal, e.g. {1,2}, for an integer[] or bigint[]
 // parameter.
 PgParam IntArray(const std::vector<int64_t>& values);

@@ -16,10 +16,6 @@ Result<VectorRef> ReadRef(const PgResult& r, int row) {
   return ref;
 }
 
-std::string_view AsBytes(std::span<const float> vector) {
-  return {reinterpret_cast<const char*>(vector.data()), vector.size_bytes()};
-}
-
 }  // namespace
 
 Result<int64_t> PgVectorStore::FindSpace(const EmbeddingSpace& space) {
@@ -83,7 +79,7 @@ Result<bool> PgVectorStore::Put(int64_t space_id, const std::string& scope, int6
                  "SELECT scope, $1, label, $4 FROM facts WHERE scope = $5 AND label = $2 AND "
                  "id = $3",
                  {PgParam::Int(space_id), PgParam::Int(fact_rowid), PgParam::Text(fact_id),
-                  PgParam::Bytes(AsBytes(vector)), PgParam::Text(scope)}));
+                  FloatsParam(vector), PgParam::Text(scope)}));
   return r.AffectedRows() > 0;
 }
 

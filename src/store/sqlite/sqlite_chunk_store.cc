@@ -26,6 +26,14 @@ Result<StoredAttachment> ReadAttachment(const SqliteStatement& s) {
   return a;
 }
 
+// A chunk's columns, and the chunk read from them at column `first`.
+constexpr char kChunkColumns[] =
+    "c.path, c.start_line, c.end_line, c.content_hash, c.text, c.terms";
+ChunkRow ReadChunkRow(const SqliteStatement& s, int first) {
+  return {s.ColumnText(first),     s.ColumnInt(first + 1),  s.ColumnInt(first + 2),
+          s.ColumnText(first + 3), s.ColumnText(first + 4), s.ColumnInt(first + 5)};
+}
+
 void BindIds(SqliteStatement* s, int first, const std::vector<int64_t>& ids) {
   for (size_t i = 0; i < ids.size(); ++i) s->BindInt(first + static_cast<int>(i), ids[i]);
 }
@@ -152,7 +160,6 @@ Status SqliteChunkStore::ReplaceChunks(int64_t id, const std::string& path,
     ins.BindText(6, c.text);
     ins.BindInt(7, c.terms);
     ENGRAM_RETURN_IF_ERROR(ins.Run());
-    ins.Reset();
   }
   return Status::OK();
 }
@@ -160,15 +167,14 @@ Status SqliteChunkStore::ReplaceChunks(int64_t id, const std::string& path,
 Result<std::vector<ChunkRow>> SqliteChunkStore::ChunksOf(int64_t id) {
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT path, start_line, end_line, content_hash, text, terms FROM "
-                   "context_chunks WHERE attachment_id = ?1 ORDER BY path, rowid"));
+      db_->Prepare(std::string("SELECT ") + kChunkColumns +
+                   " FROM context_chunks c WHERE c.attachment_id = ?1 ORDER BY c.path, c.rowid"));
   s.BindInt(1, id);
   std::vector<ChunkRow> out;
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back({s.ColumnText(0), s.ColumnInt(1), s.ColumnInt(2), s.ColumnText(3),
-                   s.ColumnText(4), s.ColumnInt(5)});
+    out.push_back(ReadChunkRow(s, 0));
   }
   return out;
 }
@@ -320,18 +326,15 @@ Result<std::vector<ChunkTextMatch>> SqliteChunkStore::MatchText(
 
 Result<std::vector<ChunkRecord>> SqliteChunkStore::Chunks(const std::vector<int64_t>& rowids) {
   ENGRAM_ASSIGN_OR_RETURN(
-      SqliteStatement s,
-      db_->Prepare("SELECT a.name, c.path, c.start_line, c.end_line, c.content_hash, c.text, "
-                   "c.terms FROM context_chunks c JOIN context_attachments a ON a.id = "
-                   "c.attachment_id WHERE c.rowid = ?1"));
+      SqliteStatement s, db_->Prepare(std::string("SELECT a.name, ") + kChunkColumns +
+                                      " FROM context_chunks c JOIN context_attachments a ON a.id = "
+                                      "c.attachment_id WHERE c.rowid = ?1"));
   std::vector<ChunkRecord> out;
   for (int64_t rowid : rowids) {
     s.BindInt(1, rowid);
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row) {
-      out.push_back({rowid, s.ColumnText(0),
-                     ChunkRow{s.ColumnText(1), s.ColumnInt(2), s.ColumnInt(3), s.ColumnText(4),
-                              s.ColumnText(5), s.ColumnInt(6)}});
+      out.push_back({rowid, s.ColumnText(0), ReadChunkRow(s, 1)});
     }
     s.Reset();
   }
@@ -353,7 +356,6 @@ Status SqliteChunkStore::RebuildLexicalIndex(const ChunkTermCounter& count) {
     update.BindInt(1, rowid);
     update.BindInt(2, n);
     ENGRAM_RETURN_IF_ERROR(update.Run());
-    update.Reset();
   }
   return db_->Exec("INSERT INTO context_chunks_fts(context_chunks_fts) VALUES ('rebuild')");
 }
