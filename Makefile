@@ -16,7 +16,7 @@ all: build
 setup:
 	@scripts/setup.sh
 	@scripts/fetch_model.sh >/dev/null
-	@scripts/setup_mcp_client.sh >/dev/null
+	@scripts/setup_node_tests.sh >/dev/null
 
 # Release build; the CLI lands at ./build/engram, and the embedded model is
 # converted into $ENGRAM_HOME/models (default ~/.local/share/engram/models).
@@ -96,6 +96,8 @@ load: build
 	@bench/load_test.sh ./$(BUILD_DIR)
 
 results: build
+	@scripts/setup.sh gnuplot-nox
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target embed_speed load_client peer_tool
 	@scripts/results.sh ./$(BUILD_DIR)/engram
 
 clean:

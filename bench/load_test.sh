@@ -18,8 +18,9 @@
 #  - after each phase, every acknowledged add is read back and the store's
 #    fact count checked; then SIGTERM, and the server must exit cleanly.
 # Bounded in count and in time (MAX_SECONDS per phase, 600). Writes
-# bench/RESULTS-load.md and prints the JSON of every phase. Needs
-# ../shared/datasets/scifact and python3; takes about 5 minutes per rate.
+# REPORT (default bench/RESULTS-load.md) and prints the JSON of every phase,
+# one per line. Needs ../shared/datasets/scifact and python3; takes about 5
+# minutes per rate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -35,6 +36,7 @@ cap_searches=${CAP_SEARCHES:-2000}
 cap_adds=${CAP_ADDS:-200}
 serial_searches=${SERIAL_SEARCHES:-300}
 max_seconds=${MAX_SECONDS:-600}
+report=${REPORT:-bench/RESULTS-load.md}
 require_dataset load_test "$dataset" || exit 1
 require_built load_test "$build" engram load_client use_lite_convert || exit 1
 
@@ -113,7 +115,7 @@ expected=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fact
 [ "$stored" -eq "$expected" ] || { echo "load_test: $stored facts in the file, $expected expected" >&2; status=1; }
 
 python3 - "$work" "$(git describe --always --dirty)" "$(nproc)" "$stored" $rates \
-  > bench/RESULTS-load.md <<'PY'
+  > "$report" <<'PY'
 import json, os, sys
 work, commit, cores, stored = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 phases = [("serial", json.load(open(os.path.join(work, "serial.json"))))]
@@ -144,6 +146,10 @@ for name, p in phases:
 print(f"\nAfter SIGTERM the server exited cleanly and the database file held {stored:,} facts "
       "(`engram export`), the count the last phase ended with.")
 PY
-cat "$work/serial.json" "$work"/offered-*.json "$work/capacity.json"
+for rate in serial $rates capacity; do
+  case $rate in serial | capacity) phase=$rate ;; *) phase=offered-$rate ;; esac
+  cat "$work/$phase.json"
+  echo
+done
 exit "$status"
 

@@ -7,7 +7,9 @@
 #   bench/peers/run.sh DATASET [ROUNDS]
 #
 # DATASET is a directory of ../shared/datasets (or a path to one); ROUNDS
-# (default 3) is how many times every query is asked of every system.
+# (default 3) is how many times every query is asked of every system. With
+# PEERS_SCORES set, peer_tool score's table (run, nDCG@10, recall@100, W, L,
+# T) is also copied there.
 # Needs a Release build with the engram, peer_tool and use_lite_convert
 # targets in $BUILD_DIR (default ./build; `make bench` builds them), Node
 # with npm (bench/peers/setup.sh installs the libraries), and python3.
@@ -93,6 +95,7 @@ for run in "$work"/runs/*.run; do
   [ "$run" = "$work/runs/engram-blended.run" ] || runs+=("$run")
 done
 "$build/bench/peer_tool" score "$dataset" "${runs[@]}" > "$work/scores.tsv"
+[ -z "${PEERS_SCORES:-}" ] || cp "$work/scores.tsv" "$PEERS_SCORES"
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"

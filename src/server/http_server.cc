@@ -12,6 +12,7 @@
 
 #include "src/server/api_json.h"
 #include "src/server/request_guard.h"
+#include "src/server/web_assets.h"
 
 namespace engram {
 namespace {
@@ -44,6 +45,30 @@ void SendStatus(httplib::Response& res, const Status& status) {
   if (http_status == 503) res.set_header("Retry-After", kRetryAfterSeconds);
   SendError(res, http_status, StatusCodeName(status.code()),
             WithoutAbsolutePaths(status.message()));
+}
+
+// What the memory browser's files are served with: scripts, styles and
+// images from this server only, no inline script or style, no frame around
+// the page, no plugin, and form posts nowhere (the page calls the API
+// itself).
+constexpr char kPagePolicy[] =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+// The browser's page and files, served to anyone who may reach the server:
+// they hold no memory, and the API calls the page makes carry the token.
+bool IsPublicPage(const httplib::Request& req) {
+  if (req.method != "GET" && req.method != "HEAD") return false;
+  return req.path == "/" || req.path.rfind("/ui/", 0) == 0;
+}
+
+void SendWebFile(httplib::Response& res, const WebFile& file) {
+  res.set_header("Content-Security-Policy", kPagePolicy);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Cache-Control", "no-cache");
+  res.set_content(file.body.data(), file.body.size(), std::string(WebContentType(file.name)));
 }
 
 // Compares without stopping at the first difference, so the time taken
@@ -252,16 +277,16 @@ void HttpServer::Route() {
     // Where the request comes from before who sends it: a page the user
     // visits must not reach the memory even with a token in hand.
     RequestGuardOptions guard{options_.host, SplitOriginList(options_.allowed_origins)};
+    const std::string host = req.get_header_value("Host");
     for (const auto& refusal :
-         {CheckHost(req.get_header_value("Host"), guard),
-          CheckOrigin(req.get_header_value("Origin"), guard),
+         {CheckHost(host, guard), CheckOrigin(req.get_header_value("Origin"), host, guard),
           CheckContentType(req.method, req.get_header_value("Content-Type"))}) {
       if (refusal) {
         SendError(res, refusal->http_status, refusal->code, refusal->message);
         return httplib::Server::HandlerResponse::Handled;
       }
     }
-    if (!options_.token.empty()) {
+    if (!options_.token.empty() && !IsPublicPage(req)) {
       if (Refused(req, res)) return httplib::Server::HandlerResponse::Handled;
     }
     // The body limit holds only for a body of known length, sent as is:
@@ -358,6 +383,22 @@ void HttpServer::Route() {
           reply(res, api_->History(args, /*from_query=*/true));
         });
   s.Post("/v1/search", with_body([this](const json& body) { return api_->Search(body); }));
+  s.Get("/v1/export", [this](const httplib::Request& req, httplib::Response& res) {
+    auto jsonl = api_->Export(QueryParams(req), /*from_query=*/true);
+    if (!jsonl.ok()) return SendStatus(res, jsonl.status());
+    res.set_header("Content-Disposition", "attachment; filename=\"engram-export.jsonl\"");
+    res.set_content(*jsonl, "application/x-ndjson");
+  });
+  s.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    SendWebFile(res, *FindWebFile("index.html"));
+  });
+  s.Get(R"(/ui/([^/]+))", [](const httplib::Request& req, httplib::Response& res) {
+    const WebFile* file = FindWebFile(req.matches[1].str());
+    if (file == nullptr || file->name == "index.html") {
+      return SendError(res, 404, "not_found", "no page file " + req.path);
+    }
+    SendWebFile(res, *file);
+  });
   s.Get("/v1/config", [this, reply](const httplib::Request&, httplib::Response& res) {
     reply(res, api_->Config());
   });
@@ -387,7 +428,7 @@ void HttpServer::Route() {
     s.Put(path, wrong_method("POST"));
     s.Delete(path, wrong_method("POST"));
   }
-  for (const char* path : {"/v1/config", "/healthz"}) {
+  for (const char* path : {"/v1/config", "/v1/export", "/healthz"}) {
     s.Post(path, wrong_method("GET"));
     s.Put(path, wrong_method("GET"));
     s.Delete(path, wrong_method("GET"));

@@ -3,21 +3,30 @@
 //   POST   /v1/facts        add one fact or a batch      201 when one is new, else 200
 //   GET    /v1/facts        list (scope, tag, kind, limit, offset as query parameters)
 //   GET    /v1/facts/{id}   one fact (?scope=)
-//   DELETE /v1/facts/{id}   forget it (?scope=)
+//   DELETE /v1/facts/{id}   forget it (?scope=, ?history=restore|delete)
+//   PUT    /v1/facts/{id}   update: a new version, the old one kept (POST too)
+//   GET    /v1/facts/{id}/history  every version, oldest first
 //   POST   /v1/search       {query, k, scope, mode, explain, record, hyde}
+//   GET    /v1/export       every fact of ?scope= (repeatable), every version, as
+//                           the JSONL `engram export` writes
 //   GET    /v1/config       settings with their sources, store counts
 //   POST   /v1/reload       resolve the configuration again and put it in force
 //   GET    /healthz         {status: "ok"}
 //   POST   /mcp             MCP over Streamable HTTP (src/server/mcp_http.h);
 //   DELETE /mcp             ends a session; GET is 405
+//   GET    /                the memory browser (src/server/web_assets.h), and
+//   GET    /ui/{file}       its files, with a Content-Security-Policy that
+//                           allows no inline script; served without the
+//                           token, as they hold no memory
 //
-// Every answer is JSON. Errors read {"error": {"code", "message"}} with
-// 400 (bad argument, or JSON that src/common/json_text.h refuses), 401 (missing or wrong
-// token), 404, 405, 409, 411 (a chunked body: Content-Length is required),
-// 413 (body over limits.max_body_bytes), 415 (a compressed body), 500 or
-// 503. With a token set,
-// every request, /healthz included, must carry "Authorization: Bearer
-// <token>"; the comparison takes the same time whatever the guess.
+// Every answer of the API is JSON (an export is JSON lines). Errors read
+// {"error": {"code", "message"}} with 400 (bad argument, or JSON that
+// src/common/json_text.h refuses), 401 (missing or wrong token), 404, 405,
+// 409, 411 (a chunked body: Content-Length is required), 413 (body over
+// limits.max_body_bytes), 415 (a compressed body), 500 or 503. With a token
+// set, every request but the page's files, /healthz included, must carry
+// "Authorization: Bearer <token>"; the comparison takes the same time
+// whatever the guess.
 //
 // Slow and idle connections: each connection holds one of `threads` while
 // open; one that takes over header_timeout_ms to send a request's headers

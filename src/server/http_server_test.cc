@@ -11,10 +11,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -151,6 +153,49 @@ TEST_P(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
   ASSERT_EQ(r.body["count"], 1);
   EXPECT_EQ(r.body["facts"][0]["id"], old_id);
   EXPECT_TRUE(r.body["facts"][0]["superseded_by"].is_null()) << "current again";
+}
+
+TEST_P(HttpServerTest, ExportGivesEveryVersionOfTheScopesAsImportReadsThem) {
+  ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Standup is at 9:30"}}).status, 201);
+  ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Alice likes tea"}}).status, 201);
+  ASSERT_EQ(store_.Post("/v1/facts?scope=bob", {{"content", "Bob likes coffee"}}).status, 201);
+  const std::string old_id = store_.Get("/v1/facts?scope=alice").body["facts"][1]["id"];
+  ASSERT_EQ(store_
+                .Call("PUT", "/v1/facts/" + old_id + "?scope=alice",
+                      json({{"content", "Standup is at 10:00"}}).dump())
+                .status,
+            201);
+
+  auto client = store_.Client();
+  auto res = client->Get("/v1/export?scope=alice");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/x-ndjson");
+  EXPECT_NE(res->get_header_value("Content-Disposition").find("attachment"), std::string::npos);
+  std::vector<json> lines;
+  std::istringstream in(res->body);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 3u) << "two current facts and the replaced version: " << res->body;
+  const json listed = store_.Get("/v1/facts?scope=alice&include_superseded=true&limit=10").body;
+  std::set<std::string> exported_ids;
+  std::set<std::string> listed_ids;
+  for (const json& f : lines) {
+    EXPECT_EQ(f["scope"], "alice");
+    exported_ids.insert(f["id"].get<std::string>());
+  }
+  for (const json& f : listed["facts"]) listed_ids.insert(f["id"].get<std::string>());
+  EXPECT_EQ(exported_ids, listed_ids);
+  EXPECT_TRUE(exported_ids.count(old_id)) << "the replaced version is exported too";
+
+  res = client->Get("/v1/export?scope=alice&scope=bob");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(std::count(res->body.begin(), res->body.end(), '\n'), 4);
+  res = client->Get("/v1/export");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "") << "the default scope holds nothing";
+  EXPECT_EQ(store_.Get("/v1/export?scope=").status, 400);
+  EXPECT_EQ(store_.Post("/v1/export", json::object()).status, 405);
 }
 
 TEST_P(HttpServerTest, BatchAddIsAllOrNothing) {

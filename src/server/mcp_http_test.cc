@@ -1,7 +1,7 @@
 // MCP's Streamable HTTP transport message by message (McpHttpTransport),
 // then through the real HTTP server: sessions, what each method answers,
 // and the Origin and token checks /mcp shares with the REST API. The
-// official SDK as a client: tests/mcp_client/session.mjs.
+// official SDK as a client: tests/node/mcp_session.mjs.
 #include "src/server/mcp_http.h"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,12 @@
 #include "src/server/memory_api.h"
 
 #include <climits>
+#include <sstream>
 #include <utility>
 
 #include "engram/llm.h"
 #include "src/common/time_format.h"
+#include "src/engine/fact_files.h"
 #include "src/server/api_json.h"
 #include "src/server/request_args.h"
 #include "src/store/fact_codec.h"
@@ -303,6 +305,17 @@ Result<json> MemoryApi::History(const json& body, bool from_query) {
   for (const Fact& f : *chain) out.push_back(FactToJson(f));
   const size_t count = out.size();
   return json{{"facts", std::move(out)}, {"count", count}};
+}
+
+Result<std::string> MemoryApi::Export(const json& body, bool from_query) {
+  ENGRAM_ASSIGN_OR_RETURN(RequestArgs args, from_query ? RequestArgs::FromQuery(body, "export")
+                                                       : RequestArgs::Of(body, "export"));
+  ENGRAM_RETURN_IF_ERROR(args.OnlyFields({"scope"}));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> scopes, ScopesOf(args, limits_));
+  std::ostringstream out;
+  auto count = WriteFactsJsonl(*engine_, scopes, out, "the answer");
+  if (!count.ok()) return count.status();
+  return std::move(out).str();
 }
 
 Result<json> MemoryApi::Config() {

@@ -73,6 +73,10 @@ class MemoryApi {
   Result<nlohmann::json> Update(const nlohmann::json& args);
   // {scope, id}: every version, oldest first: {facts, count}.
   Result<nlohmann::json> History(const nlohmann::json& args, bool from_query);
+  // {scope (a name or a list; "default" when absent)}: every fact of the
+  // scopes, every version, as the JSONL `engram export` writes and
+  // `engram import` reads back; the text is built whole before it is sent.
+  Result<std::string> Export(const nlohmann::json& args, bool from_query);
   // {settings, search: {k, mode}, store: StoreStatsToJson}.
   Result<nlohmann::json> Config();
   // Resolves the configuration again and puts it in force. On failure the

@@ -78,7 +78,7 @@ std::optional<GuardRefusal> CheckHost(std::string_view host, const RequestGuardO
                    " or localhost); a page on another name may have been rebound to it");
 }
 
-std::optional<GuardRefusal> CheckOrigin(std::string_view origin,
+std::optional<GuardRefusal> CheckOrigin(std::string_view origin, std::string_view host,
                                         const RequestGuardOptions& options) {
   origin = Trim(origin);
   if (origin.empty()) return std::nullopt;
@@ -86,11 +86,12 @@ std::optional<GuardRefusal> CheckOrigin(std::string_view origin,
     if (Lower(origin) == Lower(allowed)) return std::nullopt;
   }
   const std::string lower = Lower(origin);
+  const std::string own_host = Lower(Trim(host));
   for (std::string_view scheme : {"http://", "https://"}) {
-    if (lower.rfind(scheme, 0) == 0) {
-      const std::string name = HostName(std::string_view(lower).substr(scheme.size()));
-      if (IsLoopbackName(name)) return std::nullopt;
-    }
+    if (lower.rfind(scheme, 0) != 0) continue;
+    const std::string_view rest = std::string_view(lower).substr(scheme.size());
+    if (IsLoopbackName(HostName(rest))) return std::nullopt;
+    if (!own_host.empty() && rest == own_host) return std::nullopt;
   }
   return Forbidden("request: Origin '" + std::string(origin) +
                    "' may not use this server; allow it in server.allowed_origins");

@@ -6,10 +6,13 @@
 //    domain was rebound to 127.0.0.1 sends its own name and is refused (DNS
 //    rebinding). A server bound to every address (0.0.0.0, ::) needs a token
 //    and accepts any Host.
-//  - Origin, when sent, must be a loopback origin (http or https, any port)
-//    or one of `allowed_origins`: a browser sends it with every cross-site
-//    request, so a foreign page is refused even for "simple" requests that
-//    need no preflight. "null" is refused.
+//  - Origin, when sent, must be a loopback origin (http or https, any port),
+//    the server's own origin (the Host the request was sent to, which
+//    passed the check above: the memory browser's page served off
+//    loopback, where a token is required) or one of `allowed_origins`: a
+//    browser sends it with every cross-site request, so a foreign page is
+//    refused even for "simple" requests that need no preflight. "null" is
+//    refused.
 //  - A POST, PUT or PATCH must say Content-Type: application/json (any
 //    parameters, e.g. charset), whether or not it has a body: text/plain
 //    and form posts, which a page can send without a preflight, are
@@ -43,9 +46,10 @@ struct RequestGuardOptions {
 std::vector<std::string> SplitOriginList(std::string_view list);
 
 // `host`, `origin` and `content_type` are the header values, empty when
-// absent; `method` the request's.
+// absent; `method` the request's. CheckOrigin's `host` must have passed
+// CheckHost.
 std::optional<GuardRefusal> CheckHost(std::string_view host, const RequestGuardOptions& options);
-std::optional<GuardRefusal> CheckOrigin(std::string_view origin,
+std::optional<GuardRefusal> CheckOrigin(std::string_view origin, std::string_view host,
                                         const RequestGuardOptions& options);
 std::optional<GuardRefusal> CheckContentType(std::string_view method,
                                              std::string_view content_type);

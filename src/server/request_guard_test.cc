@@ -34,14 +34,30 @@ TEST(RequestGuardTest, OriginMustBeLoopbackOrAllowed) {
   const RequestGuardOptions guard = BoundTo("127.0.0.1", {"https://app.example.com"});
   for (const char* ok : {"", "http://127.0.0.1:7411", "http://localhost:3000", "https://[::1]",
                          "https://app.example.com", "HTTPS://APP.EXAMPLE.COM"}) {
-    EXPECT_FALSE(CheckOrigin(ok, guard).has_value()) << ok;
+    EXPECT_FALSE(CheckOrigin(ok, "127.0.0.1:7411", guard).has_value()) << ok;
   }
   for (const char* bad : {"https://evil.example", "null", "http://localhost.evil.example",
                           "file://", "https://app.example.com:8443"}) {
-    const auto refusal = CheckOrigin(bad, guard);
+    const auto refusal = CheckOrigin(bad, "127.0.0.1:7411", guard);
     ASSERT_TRUE(refusal.has_value()) << bad;
     EXPECT_EQ(refusal->http_status, 403);
     EXPECT_NE(refusal->message.find("server.allowed_origins"), std::string::npos);
+  }
+}
+
+TEST(RequestGuardTest, ThePageOfTheServerItselfMayCallItOffLoopback) {
+  // Bound to every address with a token: the memory browser loaded from
+  // http://memory.lan:7411 sends that origin to that host.
+  const RequestGuardOptions guard = BoundTo("0.0.0.0");
+  EXPECT_FALSE(CheckOrigin("http://memory.lan:7411", "memory.lan:7411", guard).has_value());
+  EXPECT_FALSE(CheckOrigin("https://Memory.LAN:7411", "memory.lan:7411", guard).has_value());
+  for (const auto& [origin, host] : std::vector<std::pair<const char*, const char*>>{
+           {"http://memory.lan:7412", "memory.lan:7411"},
+           {"http://memory.lan", "memory.lan:7411"},
+           {"http://evil.example", "memory.lan:7411"},
+           {"http://memory.lan:7411", ""},
+           {"ftp://memory.lan:7411", "memory.lan:7411"}}) {
+    EXPECT_TRUE(CheckOrigin(origin, host, guard).has_value()) << origin << " to " << host;
   }
 }
 

@@ -5,10 +5,12 @@ namespace engram::cli {
 
 void RegisterServe(CLI::App& app, Cli& cli) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* sub = app.add_subcommand("serve", "Serve the memory over an HTTP JSON API");
+  CLI::App* sub = app.add_subcommand(
+      "serve", "Serve the memory over an HTTP JSON API, with a page to browse it at /");
   sub->footer(
-      "Routes: POST/GET /v1/facts, GET/DELETE /v1/facts/{id}, POST /v1/search, GET /v1/config,\n"
-      "POST /v1/reload, GET /healthz; MCP over Streamable HTTP at /mcp.\n"
+      "Routes: POST/GET /v1/facts, GET/PUT/DELETE /v1/facts/{id}, GET /v1/facts/{id}/history,\n"
+      "POST /v1/search, GET /v1/export, GET /v1/config, POST /v1/reload, GET /healthz;\n"
+      "MCP over Streamable HTTP at /mcp; the memory browser at / (open it in a web browser).\n"
       "SIGHUP reloads the configuration; SIGTERM drains.\n"
       "Any address but 127.0.0.1, ::1 or localhost needs server.token (ENGRAM_SERVER_TOKEN).\n"
       "Example: engram serve --port 7411");

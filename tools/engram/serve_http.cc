@@ -53,15 +53,18 @@ int RunServe(Cli& cli, const ServeArgs& args) {
   if (!server.ok()) return cli.UsageError(server.status().message());
   if (Status s = (*server)->Start(); !s.ok()) return cli.Fail(s);
   const EngineOptions options = served->engine->options();
-  cli.err() << "engram: serving http://"
-            << (served->server.host.find(':') != std::string::npos ? "[" + served->server.host + "]"
-                                                                   : served->server.host)
-            << ":" << (*server)->port() << " (store "
+  const std::string address =
+      "http://" +
+      (served->server.host.find(':') != std::string::npos ? "[" + served->server.host + "]"
+                                                          : served->server.host) +
+      ":" + std::to_string((*server)->port());
+  cli.err() << "engram: serving " << address << " (store "
             << (options.store_url.empty() ? options.db_path : UrlForMessage(options.store_url))
             << ", "
             << (options.embedder ? "embedding " + options.embedder->Space().Key()
                                  : std::string("keyword-only"))
-            << (served->server.token.empty() ? "" : ", bearer token required") << ")" << std::endl;
+            << (served->server.token.empty() ? "" : ", bearer token required") << ")\n"
+            << "engram: memory browser: open " << address << "/ in a web browser" << std::endl;
   for (;;) {
     const int signal = signals.Wait();
     if (signal == SIGHUP) {

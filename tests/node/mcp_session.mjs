@@ -5,30 +5,19 @@
 // outputSchema), and sends a lone surrogate, which must be answered, not
 // left to time out.
 //
-//   node session.mjs ENGRAM_BINARY MODELS_DIR
+//   node mcp_session.mjs ENGRAM_BINARY MODELS_DIR
 //
-// Run by scripts/mcp_sdk_test.sh from the directory the SDK is installed in.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// Run by scripts/node_test.sh from the directory the SDK is installed in.
+import { rmSync } from "node:fs";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
+import { privateHome, startServe } from "./engram_serve.mjs";
+
 const [engram, models] = process.argv.slice(2);
-const home = mkdtempSync(join(tmpdir(), "engram-mcp-sdk-"));
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  ENGRAM_HOME: home,
-  ENGRAM_CONFIG: join(home, "config.toml"),
-  ENGRAM_EMBED_MODELS_DIR: models,
-};
-for (const [k, v] of Object.entries(process.env)) {
-  if (/^(ASAN|UBSAN|LSAN)_/.test(k)) env[k] = v;
-}
+const { home, env } = privateHome("engram-mcp-sdk-", models);
 const TOOLS = ["memory_search", "memory_add", "memory_update", "memory_forget", "memory_list",
                "memory_scopes"];
 // A call that hangs is a failure: every request gets 20 s.
@@ -90,35 +79,17 @@ async function session(name, transport, scope) {
   console.log(`mcp_sdk_test: ${name}: initialize, ${tools.length} tools listed and called, lone surrogate answered`);
 }
 
-async function serve() {
-  const child = spawn(engram, ["serve", "--port", "0", "--mcp-scope", "alice"], { env, stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  const port = await new Promise((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-      const m = err.match(/serving http:\/\/127\.0\.0\.1:(\d+)/);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`engram serve exited with ${code}: ${err}`)));
-    setTimeout(() => reject(new Error(`engram serve did not start: ${err}`)), 60000);
-  });
-  return { child, port };
-}
-
 let failed = false;
 let server;
 try {
   await session("stdio", new StdioClientTransport({ command: engram, args: ["mcp", "--scope", "bob"], env, stderr: "inherit" }), "bob");
-  server = await serve();
+  server = await startServe(engram, ["--mcp-scope", "alice"], env);
   await session("http", new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`)), "alice");
 } catch (e) {
   console.error(`mcp_sdk_test: ${e.stack || e}`);
   failed = true;
 } finally {
-  if (server) {
-    server.child.kill("SIGTERM");
-    await new Promise((resolve) => server.child.on("exit", resolve));
-  }
+  if (server) await server.stop();
   rmSync(home, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
