@@ -24,7 +24,8 @@ if [ ! -d "$datasets" ]; then
   exit 1
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# A failed run keeps what it measured, to be looked at.
+trap 'if [ $? -eq 0 ]; then rm -rf "$work"; else echo "results: kept $work" >&2; fi' EXIT
 export ENGRAM_CONFIG="$work/none.toml"  # defaults only: no user config
 export ENGRAM_HOME="$work/home"
 scripts/install_model.sh "$(dirname "$engram")/use_lite_convert"
