@@ -45,8 +45,10 @@ demo: build
 # Every test, warnings as errors, under AddressSanitizer and UBSan, after
 # the format and lint checks; then every test that starts threads again
 # under ThreadSanitizer (scripts/tsan.sh); then every fuzz target over its
-# kept inputs and for FUZZ_SECONDS_TEST seconds.
+# kept inputs and for FUZZ_SECONDS_TEST seconds. Debian's Chromium is
+# installed for the memory browser's test (tests/node/browser_session.mjs).
 test: setup lint-format
+	@scripts/setup.sh chromium
 	@cmake -S . -B $(TEST_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENGRAM_WERROR=ON \
 	  -DENGRAM_SANITIZE=ON -DENGRAM_BUILD_TESTS=ON >/dev/null
 	@cmake --build $(TEST_DIR) -j $(JOBS)

@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
   python3-pytest python3-venv python3-pip dpkg-dev zlib1g-dev dict-freedict-por-eng dict-freedict-eng-por
-  libpq-dev postgresql chromium
+  libpq-dev postgresql
   "$@"
 )
 
