@@ -46,6 +46,11 @@ export function dayBound(day, end = false) {
   return new Date(instant).toISOString();
 }
 
+// `text` cut to at most `n` characters, an ellipsis marking the cut.
+export function shorten(text, n) {
+  return text.length > n ? `${text.slice(0, n)}…` : text;
+}
+
 // "a, b ,c" -> ["a", "b", "c"].
 export function splitTags(text) {
   return (text || "").split(",").map((t) => t.trim()).filter((t) => t !== "");

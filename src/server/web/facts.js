@@ -3,7 +3,7 @@
 // its history, where a fact is edited (a new version; the old one stays in
 // the history), tagged or forgotten.
 import { call } from "./api.js";
-import { $, announce, confirmChoice, dayBound, el, guarded, splitTags, when } from "./dom.js";
+import { $, announce, confirmChoice, dayBound, el, guarded, shorten, splitTags, when } from "./dom.js";
 
 const PAGE = 50;
 
@@ -32,7 +32,7 @@ export async function forgetFact(scope, fact) {
   if (!fact.superseded_by) {
     versions = (await call("GET", `/v1/facts/${fact.id}/history`, { query: { scope } })).count;
   }
-  const quoted = `“${fact.content.length > 140 ? `${fact.content.slice(0, 140)}…` : fact.content}”`;
+  const quoted = `“${shorten(fact.content, 140)}”`;
   const choices = versions > 1
     ? [{ label: "Forget it, bring back the previous version", value: "restore", danger: true },
        { label: `Forget all ${versions} versions`, value: "delete", danger: true }]
@@ -102,7 +102,7 @@ export class FactsView {
   }
 
   card(fact) {
-    const preview = fact.content.length > 40 ? `${fact.content.slice(0, 40)}…` : fact.content;
+    const preview = shorten(fact.content, 40);
     return el("li", { class: fact.superseded_by ? "card superseded" : "card", "data-id": fact.id },
       el("p", { class: "content", text: fact.content }),
       factMeta(fact),

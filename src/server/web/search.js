@@ -19,25 +19,27 @@ function fixed(x) {
   return Number(x).toFixed(3);
 }
 
-// A bar `fraction` (0..1) of its full width; `label` is what a screen
-// reader says of it.
+// The coloured part of a bar, `fraction` (0..1) of the bar's width.
+function fill(kind, fraction, title) {
+  const part = el("span", { class: `fill ${kind}`, title });
+  part.style.width = `${Math.max(0, Math.min(1, fraction)) * 100}%`;
+  return part;
+}
+
+// A bar filled to `fraction`; `label` is what a screen reader says of it.
 function bar(kind, fraction, label) {
-  const fill = el("span", { class: `fill ${kind}` });
-  fill.style.width = `${Math.max(0, Math.min(1, fraction)) * 100}%`;
-  return el("span", { class: "bar", role: "img", "aria-label": label }, fill);
+  return el("span", { class: "bar", role: "img", "aria-label": label }, fill(kind, fraction));
 }
 
 // Blended: the score as the sum of its signals' shares.
 function scoreBar(hit) {
-  const parts = SIGNALS.map(([name]) => {
-    const share = hit.signals[name].present ? hit.weights[name] * hit.signals[name].normalized : 0;
-    const fill = el("span", { class: `fill ${name}`, title: `${name} ${fixed(share)}` });
-    fill.style.width = `${Math.max(0, Math.min(1, share)) * 100}%`;
-    return fill;
+  const shares = SIGNALS.map(([name]) => {
+    const s = hit.signals[name];
+    return [name, s.present ? hit.weights[name] * s.normalized : 0];
   });
-  const said = SIGNALS.map(([name]) => `${name} ${fixed(hit.weights[name] * hit.signals[name].normalized)}`);
-  return el("span", { class: "bar stacked", role: "img", "aria-label": `score ${fixed(hit.score)}: ${said.join(", ")}` },
-    parts);
+  const said = shares.map(([name, share]) => `${name} ${fixed(share)}`).join(", ");
+  return el("span", { class: "bar stacked", role: "img", "aria-label": `score ${fixed(hit.score)}: ${said}` },
+    shares.map(([name, share]) => fill(name, share, `${name} ${fixed(share)}`)));
 }
 
 function explanation(hit, mode) {
