@@ -156,10 +156,11 @@ TEST_P(HttpServerTest, UpdateHistoryFiltersAndForgetOfAChain) {
 }
 
 TEST_P(HttpServerTest, ExportGivesEveryVersionOfTheScopesAsImportReadsThem) {
-  ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Standup is at 9:30"}}).status, 201);
+  JsonReply r = store_.Post("/v1/facts?scope=alice", {{"content", "Standup is at 9:30"}});
+  ASSERT_EQ(r.status, 201);
+  const std::string old_id = r.body["facts"][0]["id"];
   ASSERT_EQ(store_.Post("/v1/facts?scope=alice", {{"content", "Alice likes tea"}}).status, 201);
   ASSERT_EQ(store_.Post("/v1/facts?scope=bob", {{"content", "Bob likes coffee"}}).status, 201);
-  const std::string old_id = store_.Get("/v1/facts?scope=alice").body["facts"][1]["id"];
   ASSERT_EQ(store_
                 .Call("PUT", "/v1/facts/" + old_id + "?scope=alice",
                       json({{"content", "Standup is at 10:00"}}).dump())

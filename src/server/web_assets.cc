@@ -17,7 +17,6 @@ std::string_view WebContentType(std::string_view name) {
       {".js", "text/javascript; charset=utf-8"},
       {".css", "text/css; charset=utf-8"},
       {".svg", "image/svg+xml"},
-      {".png", "image/png"},
   };
   for (const auto& [extension, type] : kTypes) {
     if (name.size() > extension.size() &&
