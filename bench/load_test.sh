@@ -146,8 +146,7 @@ for name, p in phases:
 print(f"\nAfter SIGTERM the server exited cleanly and the database file held {stored:,} facts "
       "(`engram export`), the count the last phase ended with.")
 PY
-for rate in serial $rates capacity; do
-  case $rate in serial | capacity) phase=$rate ;; *) phase=offered-$rate ;; esac
+for phase in serial $(printf 'offered-%s ' $rates) capacity; do
   cat "$work/$phase.json"
   echo
 done

@@ -69,10 +69,10 @@ def peer_scores(path):
     return scores
 
 
-def gnuplot(script, data, out):
-    """Runs `script` (reading the data file $data) and writes `out`."""
-    with open(data["path"], "w", encoding="utf-8") as f:
-        f.write(data["text"])
+def gnuplot(script, data_path, data, out):
+    """Writes `data` to `data_path`, which `script` plots into `out`."""
+    with open(data_path, "w", encoding="utf-8") as f:
+        f.write(data)
     result = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if result.returncode != 0:
         raise SystemExit(f"results_charts: gnuplot failed drawing {out}:\n{result.stderr}")
@@ -103,7 +103,7 @@ set key top left horizontal
 {"set xtics rotate by -25" if rotate else ""}
 plot {plots}
 """
-    gnuplot(script, {"path": path, "text": text}, out)
+    gnuplot(script, path, text, out)
 
 
 def modes_chart(work, out_dir, references):
@@ -163,7 +163,7 @@ def latency_chart(work, out_dir):
     out = os.path.join(out_dir, "latency-load.svg")
     script = TERMINAL.format(w=900, h=420) + f"""
 set output '{out}'
-set title "engram serve, 10,000 facts, 50 clients: latency against offered load"
+set title "engram serve, {offered[0]['facts_before']:,} facts, {offered[0]['clients']} clients: latency against offered load"
 set xlabel "offered requests per second (searches and adds)"
 set ylabel "latency (ms, from when each request was due)"
 set xrange [0:{top * 1.1:.1f}]
@@ -176,7 +176,7 @@ plot '{data}' using 1:2 with linespoints lw 2 pt 7 lc rgb "#2b6fd6" title "searc
      '' using 1:4 with linespoints lw 2 pt 5 lc rgb "#2e9a5b" title "add p50", \\
      '' using 1:5 with linespoints lw 2 pt 5 dt 2 lc rgb "#2e9a5b" title "add p95"
 """
-    gnuplot(script, {"path": data, "text": text}, out)
+    gnuplot(script, data, text, out)
     return None
 
 
