@@ -2,7 +2,7 @@
 // driven by playwright-core, against a real `engram serve` on loopback
 // with the embedded model. Each step is checked on the page and then in the
 // store through the HTTP API, and leaves a screenshot of the page:
-//   01-facts      the scope's facts, newest first
+//   01-facts      the scope's facts, newest first, with their uses
 //   02-search     a search and its results
 //   03-explain    why the first result ranked: a bar per signal
 //   04-history    a fact edited; its old version in the history
@@ -84,6 +84,10 @@ async function browse(browser, server) {
     });
   });
 
+  // An agent's search records a use of what it returns; the page shows it.
+  const used = await api(server, "POST", "/v1/search", { query: "what is Maya allergic to", scope: SCOPE, k: 1 });
+  check(used.hits.length === 1 && used.hits[0].fact.content.startsWith("Maya"), `agent search: ${JSON.stringify(used.hits)}`);
+
   // 1. The scope's facts, newest first, as the API lists them.
   const response = await page.goto(`${server.url}/?scope=${SCOPE}`);
   const policy = response.headers()["content-security-policy"] || "";
@@ -97,6 +101,9 @@ async function browse(browser, server) {
   check(JSON.stringify(shown) === JSON.stringify(listed.map((f) => f.content)),
         `page order ${JSON.stringify(shown)} is not the API's`);
   check(shown[0] === FACTS[FACTS.length - 1].content, `newest first: ${shown[0]}`);
+  const uses = await page.locator("#facts > li.card", { hasText: "Maya" }).locator(".meta").textContent();
+  check(listed.find((f) => f.content.startsWith("Maya")).access_count === 1 && uses.includes("used 1×"),
+        `Maya's use on the page: ${uses}`);
   check((await page.locator("#scope-count").textContent()).startsWith(`${FACTS.length} facts`),
         "scope count");
   await shot(page, "01-facts");
@@ -187,11 +194,20 @@ async function browse(browser, server) {
   await dialog.getByRole("button", { name: "Close" }).click();
 
   // 5-6. Forget Maya's fact: asked first, then gone here and in the store.
+  // From the keyboard first: Enter on Forget asks, Escape keeps the fact.
   const maya = now.find((f) => f.content.startsWith("Maya"));
-  await page.locator("#facts > li.card", { hasText: "Maya" }).getByRole("button", { name: /^Forget/ }).click();
+  const mayaForget = page.locator("#facts > li.card", { hasText: "Maya" }).getByRole("button", { name: /^Forget/ });
   const confirm = page.locator("#confirm-dialog");
+  await mayaForget.focus();
+  await page.keyboard.press("Enter");
   await confirm.waitFor();
   check(await page.evaluate(() => document.activeElement.textContent) === "Cancel", "Cancel has the focus");
+  await page.keyboard.press("Escape");
+  await confirm.waitFor({ state: "hidden" });
+  const kept = await api(server, "GET", `/v1/facts/${maya.id}?scope=${SCOPE}`);
+  check(kept.status === 200, `Escape forgot the fact: ${kept.status}`);
+  await mayaForget.click();
+  await confirm.waitFor();
   await shot(page, "05-confirm");
   await confirm.getByRole("button", { name: "Forget", exact: true }).click();
   await page.waitForFunction(() => !Array.from(document.querySelectorAll("#facts .content"))
