@@ -108,25 +108,28 @@ std::string VectorCache::ScopeFile(const std::string& scope, const char* extensi
 
 bool VectorCache::KeepsSnapshots() const { return options_.flat_snapshots && max_windows_ <= 1; }
 
-bool VectorCache::ReadSnapshot(const std::string& scope, ScopeIndex* entry,
-                               std::vector<std::string>* warnings) const {
-  if (!KeepsSnapshots()) return false;
+const FlatSnapshot* VectorCache::ReadSnapshot(const std::string& scope, ScopeIndex* entry,
+                                              std::vector<std::string>* warnings) const {
+  if (!KeepsSnapshots()) return nullptr;
   std::string stamp;
   auto loaded = MappedFlatIndex::Open(ScopeFile(scope, ".flat"), dimension_, &stamp);
   if (!loaded.ok()) {
-    if (loaded.status().code() != StatusCode::kNotFound) {
+    const StatusCode code = loaded.status().code();
+    if (code != StatusCode::kNotFound && code != StatusCode::kFailedPrecondition) {
       warnings->push_back("vector snapshot rebuilt: " + loaded.status().message());
     }
-    return false;
+    return nullptr;
   }
-  if (stamp != Stamp(scope)) return false;
+  if (stamp != Stamp(scope)) return nullptr;
+  const FlatSnapshot* snapshot = &(*loaded)->Snapshot();
   entry->index = std::move(*loaded);
   entry->hnsw = false;
   entry->since_snapshot = 0;
-  return true;
+  return snapshot;
 }
 
-void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry) const {
+void VectorCache::WriteSnapshotIfDue(const std::string& scope, const VectorsVersion& version,
+                                     ScopeIndex* entry) const {
   if (!KeepsSnapshots() || entry->hnsw || !entry->index) return;
   const size_t size = entry->index->size();
   if (size < kMinSnapshotVectors) return;
@@ -135,7 +138,13 @@ void VectorCache::WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry
   // store, a full disk) leaves the next process to read SQLite, unwarned.
   Status saved = CreatePrivateDirectories(index_dir_);
   if (saved.ok()) {
-    saved = SaveFlatSnapshot(*entry->index, ScopeFile(scope, ".flat"), Stamp(scope));
+    const auto fact_of = [entry](int64_t label) -> std::optional<int64_t> {
+      const auto found = entry->fact_of_label.find(label);
+      if (found == entry->fact_of_label.end()) return std::nullopt;
+      return found->second;
+    };
+    saved = SaveFlatSnapshot(*entry->index, fact_of, ScopeFile(scope, ".flat"), Stamp(scope),
+                             FlatSnapshotOrigin{version.space_created_at, version.removed});
   }
   if (saved.ok()) entry->since_snapshot = 0;
 }
@@ -173,7 +182,7 @@ Status VectorCache::Sync(VectorStore* store, const std::vector<std::string>& sco
     const std::string& scope = scopes[i];
     ScopeIndex& entry = scopes_[scope];
     if (entry.synced_epoch != epoch || entry.synced_version != versions[i]) {
-      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, versions[i].removed, &entry, warnings));
+      ENGRAM_RETURN_IF_ERROR(SyncScope(store, scope, versions[i], &entry, warnings));
       entry.synced_epoch = epoch;
       entry.synced_version = versions[i];
     }
@@ -272,27 +281,89 @@ void VectorCache::WarnUnusable(VectorStore* store, const std::string& scope,
   }
 }
 
-Status VectorCache::SyncScope(VectorStore* store, const std::string& scope, int64_t removed,
-                              ScopeIndex* entry, std::vector<std::string>* warnings) {
-  const bool only_added = entry->index && entry->removed_seen == removed;
+Status VectorCache::SyncScope(VectorStore* store, const std::string& scope,
+                              const VectorsVersion& version, ScopeIndex* entry,
+                              std::vector<std::string>* warnings) {
+  const bool only_added = entry->index && entry->removed_seen == version.removed;
   // Until this sync finishes, the next one reads every label again.
   entry->removed_seen = -1;
+  bool synced = false;
   if (only_added) {
-    ENGRAM_ASSIGN_OR_RETURN(const bool synced, SyncAdded(store, scope, entry, warnings));
-    if (synced) {
-      entry->removed_seen = removed;
-      return Status::OK();
+    ENGRAM_ASSIGN_OR_RETURN(synced, SyncAdded(store, scope, version, entry, warnings));
+  } else if (!entry->index) {
+    if (const FlatSnapshot* snapshot = ReadSnapshot(scope, entry, warnings)) {
+      ENGRAM_ASSIGN_OR_RETURN(
+          synced, ResumeFromSnapshot(store, scope, version, *snapshot, entry, warnings));
     }
   }
-  ENGRAM_RETURN_IF_ERROR(SyncAllLabels(store, scope, entry, warnings));
-  entry->removed_seen = removed;
+  if (!synced) ENGRAM_RETURN_IF_ERROR(SyncAllLabels(store, scope, version, entry, warnings));
+  entry->removed_seen = version.removed;
   return Status::OK();
 }
 
-Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::string& scope,
+                                             const VectorsVersion& version,
+                                             const FlatSnapshot& snapshot, ScopeIndex* entry,
+                                             std::vector<std::string>* warnings) {
+  // Read from another store made at the same place: its labels name other
+  // vectors, so it is not compared label by label either.
+  const auto another_store = [entry] {
+    entry->index.reset();
+    entry->since_snapshot = SIZE_MAX;
+    return false;
+  };
+  if (snapshot.rows == 0) return false;
+  if (snapshot.origin.space_created_at != version.space_created_at) return another_store();
+  if (snapshot.origin.removed != version.removed) return false;
+  // Nothing removed since: the last label must be there with its fact and
+  // vector (as the index keeps it, normalised), else the store is another
+  // one, whose space a clock gave the same creation time.
+  const size_t last = snapshot.rows - 1;
+  const int64_t last_label = snapshot.labels[last];
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs,
+                          store->Refs(space_id_, scope, last_label - 1));
+  if (refs.empty() || refs.front().vector_id != last_label ||
+      refs.front().fact_rowid != snapshot.fact_rowids[last]) {
+    return another_store();
+  }
+  bool same_vector = false;
+  ENGRAM_RETURN_IF_ERROR(store->Load(
+      {last_label}, dimension_, /*max_vectors=*/1, [&](int64_t, std::span<const float> stored) {
+        std::vector<float> normalized(stored.begin(), stored.end());
+        const std::span<const float> mapped(snapshot.vectors + last * dimension_, dimension_);
+        same_vector = NormalizeInPlace(normalized).ok() &&
+                      std::equal(normalized.begin(), normalized.end(), mapped.begin());
+      }));
+  if (!same_vector) return another_store();
+
+  entry->fact_of_label.reserve(snapshot.rows + refs.size());
+  entry->label_of_fact.reserve(snapshot.rows + refs.size());
+  for (size_t row = 0; row < snapshot.rows; ++row) {
+    entry->fact_of_label[snapshot.labels[row]] = snapshot.fact_rowids[row];
+    entry->label_of_fact[snapshot.fact_rowids[row]] = snapshot.labels[row];
+  }
+  entry->last_label = last_label;
+  refs.erase(refs.begin());  // the rest were added since
+  ENGRAM_ASSIGN_OR_RETURN(const bool synced, AddRefs(store, scope, version, refs, entry, warnings));
+  if (!synced) {
+    entry->fact_of_label.clear();
+    entry->label_of_fact.clear();
+  }
+  return synced;
+}
+
+Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope,
+                                    const VectorsVersion& version, ScopeIndex* entry,
                                     std::vector<std::string>* warnings) {
   ENGRAM_ASSIGN_OR_RETURN(const std::vector<VectorRef> added,
                           store->Refs(space_id_, scope, entry->last_label));
+  return AddRefs(store, scope, version, added, entry, warnings);
+}
+
+Result<bool> VectorCache::AddRefs(VectorStore* store, const std::string& scope,
+                                  const VectorsVersion& version,
+                                  const std::vector<VectorRef>& added, ScopeIndex* entry,
+                                  std::vector<std::string>* warnings) {
   if (added.empty()) return true;
   const size_t size = entry->fact_of_label.size() + entry->unusable.size() + added.size();
   if (!entry->hnsw && size >= HnswThreshold()) return false;
@@ -305,14 +376,14 @@ Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope
   entry->last_label = added.back().vector_id;
   if (entry->since_snapshot != SIZE_MAX) entry->since_snapshot += added.size();
   WarnUnusable(store, scope, added, unusable, warnings);
-  WriteSnapshotIfDue(scope, entry);
+  WriteSnapshotIfDue(scope, version, entry);
   entry->unsaved = entry->hnsw;
   return true;
 }
 
-Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope,
+                                  const VectorsVersion& version, ScopeIndex* entry,
                                   std::vector<std::string>* warnings) {
-  if (!entry->index) ReadSnapshot(scope, entry, warnings);
   const size_t threshold = HnswThreshold();
   int64_t count = 0;
   if (!entry->index) {
@@ -345,7 +416,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
       entry->last_label = 0;
       for (const VectorRef& r : refs) entry->last_label = std::max(entry->last_label, r.vector_id);
       WarnUnusable(store, scope, refs, unusable, warnings);
-      WriteSnapshotIfDue(scope, entry);
+      WriteSnapshotIfDue(scope, version, entry);
       return Status::OK();
     }
     entry->unusable.clear();
@@ -407,7 +478,7 @@ Status VectorCache::SyncAllLabels(VectorStore* store, const std::string& scope, 
   SetLabels(refs, entry);
   entry->last_label = refs.empty() ? 0 : refs.back().vector_id;
   WarnUnusable(store, scope, refs, unusable, warnings);
-  WriteSnapshotIfDue(scope, entry);
+  WriteSnapshotIfDue(scope, version, entry);
   entry->unsaved = entry->hnsw && changed;
   return Status::OK();
 }

@@ -36,11 +36,18 @@
 // one-vector space with at least kMinSnapshotVectors vectors is also kept
 // as a snapshot file (flat_snapshot.h), space<id>-<scope hash>.flat in
 // `index_dir`: a first use maps it (MappedFlatIndex, checked by its
-// checksum and stamp) and brings it in step by label like any stale index,
-// instead of copying each vector out of SQLite; it is written after a first use that had none, and
-// again once the scope has changed by more than a 32nd of its size since. Labels are vector ids,
-// which the store never reuses, so a label in both the snapshot and the store is the same vector. A
-// snapshot that does not read is rebuilt, with a warning; one that cannot be written is skipped.
+// checksum and stamp) instead of copying each vector out of SQLite. The
+// snapshot records each label's fact and the VectorsVersion it was read
+// at; when the store's space is the one it was read from and has removed
+// nothing since, the first sync reads only the snapshot's last label and
+// vector (to confirm them) and those added after it, as a later sync would
+// (ResumeFromSnapshot); otherwise it brings the snapshot in step by label
+// like any stale index. It is written after a first use that had none, and
+// again once the scope has changed by more than a 32nd of its size since.
+// Labels are vector ids, which the store never reuses, so a label in both
+// the snapshot and the store is the same vector. A snapshot that does not
+// read is rebuilt, with a warning (unwarned when it is only of an older
+// format); one that cannot be written is skipped.
 //
 // Thread-safety: Sync is called by one thread at a time (the engine holds
 // its mutex around it) and changes the indexes only while no View exists;
@@ -70,6 +77,7 @@
 #include "src/engine/index_saver.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/flat_index.h"
+#include "src/vindex/flat_snapshot.h"
 #include "src/vindex/hnsw_index.h"
 #include "src/vindex/vector_index.h"
 
@@ -186,17 +194,36 @@ class VectorCache {
     std::string why;
   };
 
-  // Brings one scope in step; `removed` is its VectorsVersion::removed.
-  Status SyncScope(VectorStore* store, const std::string& scope, int64_t removed, ScopeIndex* entry,
-                   std::vector<std::string>* warnings);
+  // Brings one scope in step with the store, at `version`.
+  Status SyncScope(VectorStore* store, const std::string& scope, const VectorsVersion& version,
+                   ScopeIndex* entry, std::vector<std::string>* warnings);
   // The whole sync: every label of the scope read and compared.
-  Status SyncAllLabels(VectorStore* store, const std::string& scope, ScopeIndex* entry,
-                       std::vector<std::string>* warnings);
+  Status SyncAllLabels(VectorStore* store, const std::string& scope, const VectorsVersion& version,
+                       ScopeIndex* entry, std::vector<std::string>* warnings);
   // The sync when nothing was removed: the labels above entry->last_label
   // added. False, having changed nothing, when the scope would cross the
   // HNSW threshold (the whole sync does that).
-  Result<bool> SyncAdded(VectorStore* store, const std::string& scope, ScopeIndex* entry,
+  Result<bool> SyncAdded(VectorStore* store, const std::string& scope,
+                         const VectorsVersion& version, ScopeIndex* entry,
                          std::vector<std::string>* warnings);
+  // SyncAdded's work once `added` (labels above entry->last_label, by
+  // label) is read.
+  Result<bool> AddRefs(VectorStore* store, const std::string& scope, const VectorsVersion& version,
+                       const std::vector<VectorRef>& added, ScopeIndex* entry,
+                       std::vector<std::string>* warnings);
+  // The first sync of a scope whose `snapshot` entry->index maps: when the
+  // snapshot was read from this space (its origin's space_created_at) at
+  // `version`'s removed count, no vector of the scope has gone since, so
+  // its rows are still the scope's vectors up to its last label; the store
+  // confirms that label, its fact and its vector and gives the labels added
+  // after it, and those are loaded as SyncAdded loads them. False when it
+  // does not serve: the mapped index stays for SyncAllLabels to compare
+  // label by label when only `removed` moved, and is dropped when the
+  // snapshot was read from another store made at the same place (another
+  // creation time, or the last label there with another fact or vector).
+  Result<bool> ResumeFromSnapshot(VectorStore* store, const std::string& scope,
+                                  const VectorsVersion& version, const FlatSnapshot& snapshot,
+                                  ScopeIndex* entry, std::vector<std::string>* warnings);
   // Has a changed HNSW index saved: by the saver, or at once when there is
   // none (a failure is a warning).
   void SaveChanged(const std::string& scope, const ScopeIndex& entry,
@@ -238,13 +265,16 @@ class VectorCache {
   // space).
   bool KeepsSnapshots() const;
   // Sets entry's index from the scope's snapshot when one is there and
-  // belongs to it; true when it did. A snapshot that does not read is a
-  // warning.
-  bool ReadSnapshot(const std::string& scope, ScopeIndex* entry,
-                    std::vector<std::string>* warnings) const;
-  // Writes the scope's snapshot when it is due (see above); one that cannot
-  // be written (a read-only store) is skipped, unwarned: it only saves time.
-  void WriteSnapshotIfDue(const std::string& scope, ScopeIndex* entry) const;
+  // belongs to it, and returns the snapshot it maps; null when none did. A
+  // snapshot that does not read is a warning, unless it is only of another
+  // version of the format.
+  const FlatSnapshot* ReadSnapshot(const std::string& scope, ScopeIndex* entry,
+                                   std::vector<std::string>* warnings) const;
+  // Writes the scope's snapshot, as read at `version`, when it is due (see
+  // above); one that cannot be written (a read-only store) is skipped,
+  // unwarned: it only saves time.
+  void WriteSnapshotIfDue(const std::string& scope, const VectorsVersion& version,
+                          ScopeIndex* entry) const;
   // Vectors from which a scope is an HnswIndex; SIZE_MAX (never) in a
   // windowed space.
   size_t HnswThreshold() const;

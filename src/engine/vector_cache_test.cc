@@ -1,5 +1,6 @@
-// VectorCache's HNSW files on a real SQLite file: what a restart reads, when
-// the background saver writes, and saves beside searches and writes.
+// VectorCache on a real SQLite file: what a restart reads from HNSW files and
+// flat snapshots, when the background saver writes, and saves beside
+// searches and writes.
 // `make test` also runs this target under ThreadSanitizer.
 #include "src/engine/vector_cache.h"
 
@@ -8,10 +9,13 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <limits>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "engram/clock.h"
 #include "engram/engine.h"
 #include "src/embed/hash_embedder.h"
 #include "src/store/vector_store.h"
@@ -40,9 +44,11 @@ class VectorCacheTest : public ::testing::Test {
     return o;
   }
 
-  std::unique_ptr<Engine> OpenEngine(int save_delay_ms) const {
+  std::unique_ptr<Engine> OpenEngine(int save_delay_ms,
+                                     std::shared_ptr<const Clock> clock = nullptr) const {
     EngineOptions o;
     o.db_path = DbPath();
+    o.clock = std::move(clock);
     o.embedder = embedder_;
     o.vector = Options(save_delay_ms);
     // An add searches for the facts it is a version of, which syncs the
@@ -88,7 +94,8 @@ class VectorCacheTest : public ::testing::Test {
     VectorStore* vectors = nullptr;  // the store's
     std::unique_ptr<VectorCache> cache;
   };
-  Fresh OpenFresh(int save_delay_ms) const {
+  Fresh OpenFresh(int save_delay_ms) const { return OpenFresh(Options(save_delay_ms)); }
+  Fresh OpenFresh(const VectorOptions& options) const {
     Fresh f;
     auto store = testing::OpenStoreForTest(DbPath(), /*create=*/false);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
@@ -97,8 +104,8 @@ class VectorCacheTest : public ::testing::Test {
     f.vectors = &f.store->vectors();
     const Result<int64_t> space = f.vectors->FindSpace(embedder_->Space());
     EXPECT_TRUE(space.ok()) << space.status().ToString();
-    f.cache = std::make_unique<VectorCache>(space.value_or(0), embedder_->Space(),
-                                            Options(save_delay_ms), IndexDir());
+    f.cache =
+        std::make_unique<VectorCache>(space.value_or(0), embedder_->Space(), options, IndexDir());
     return f;
   }
 
@@ -245,6 +252,96 @@ TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
     ASSERT_TRUE(scored[0].has_value());
     EXPECT_NEAR(*scored[0], 1.0f, 1e-5);
   }
+}
+
+// A first sync from a flat snapshot (flat_snapshots, as a one-shot process
+// keeps them) reads only the snapshot's last label and vector, to confirm
+// them, and what was added since; every label once a vector was removed
+// since, or when the store is another one made again at the same place,
+// even with the same labels, facts and space creation time.
+TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
+  VectorOptions options = Options(0);
+  options.hnsw_threshold = std::numeric_limits<size_t>::max();
+  options.flat_snapshots = true;
+  const size_t facts = VectorCache::kMinSnapshotVectors + 10;
+  const auto clock = std::make_shared<ManualClock>(1700000000000);
+  auto engine = OpenEngine(0, clock);
+  AddFacts(*engine, 0, facts);
+  std::vector<std::string> warnings;
+  // A fresh cache's first sync: the labels and vectors it read, and the
+  // best hits for `query`.
+  struct FirstSync {
+    uint64_t refs = 0;
+    uint64_t vectors = 0;
+    std::vector<int64_t> hits;
+  };
+  const auto first_sync = [&](const std::string& query) {
+    Fresh f = OpenFresh(options);
+    FirstSync out;
+    EXPECT_TRUE(Sync(f, &warnings).ok());
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+    out.refs = f.vectors->RefsRead();
+    out.vectors = f.vectors->VectorsRead();
+    out.hits = Search(f, query, 5);
+    return out;
+  };
+  const auto rowid_of = [&](const std::string& content) {
+    Fresh f = OpenFresh(options);
+    return *f.store->sqlite()->QueryInt("SELECT rowid FROM facts WHERE content = '" + content +
+                                        "'");
+  };
+  const auto content_of = [](size_t i) {
+    return "fact number " + std::to_string(i) + " about item " + std::to_string(i * 7919 % 1000);
+  };
+
+  const FirstSync written = first_sync(content_of(7));
+  EXPECT_EQ(written.vectors, facts) << "no snapshot yet: every vector read, then written";
+  EXPECT_EQ(written.hits.front(), rowid_of(content_of(7)));
+  const FirstSync resumed = first_sync(content_of(7));
+  EXPECT_EQ(resumed.refs, 1u);
+  EXPECT_EQ(resumed.vectors, 1u);
+  EXPECT_EQ(resumed.hits, written.hits);
+
+  // Three added: read alone (the snapshot stays, behind by less than a
+  // 32nd), and found.
+  AddFacts(*engine, facts, 3);
+  const FirstSync added = first_sync(content_of(facts + 2));
+  EXPECT_EQ(added.refs, 4u);
+  EXPECT_EQ(added.vectors, 4u);
+  EXPECT_EQ(added.hits.front(), rowid_of(content_of(facts + 2)));
+
+  // One forgotten: every label read and compared, the forgotten one gone.
+  const int64_t forgotten = rowid_of(content_of(7));
+  ForgetRequest forget;
+  {
+    Fresh f = OpenFresh(options);
+    auto id = f.store->sqlite()->Prepare("SELECT id FROM facts WHERE rowid = ?1");
+    ASSERT_TRUE(id.ok());
+    id->BindInt(1, forgotten);
+    ASSERT_TRUE(*id->Step());
+    forget.ids = {id->ColumnText(0)};
+  }
+  ASSERT_TRUE(engine->Forget(forget).ok());
+  const FirstSync removed = first_sync(content_of(7));
+  EXPECT_EQ(removed.refs, facts + 2);
+  EXPECT_EQ(removed.vectors, 3u) << "the three added since the snapshot";
+  EXPECT_EQ(std::count(removed.hits.begin(), removed.hits.end(), forgotten), 0);
+
+  // The store made again at the same place, the snapshot left beside it:
+  // the same labels, facts and space creation time, other vectors.
+  engine.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(DbPath() + suffix);
+  engine = OpenEngine(0, clock);
+  AddFacts(*engine, 50000, facts);
+  const FirstSync other = first_sync(content_of(50000 + facts - 1));
+  EXPECT_EQ(other.refs, 1u) << "the last label, confirmed";
+  EXPECT_EQ(other.vectors, 1 + facts) << "its vector, not confirmed: then every vector";
+  EXPECT_EQ(other.hits.front(), rowid_of(content_of(50000 + facts - 1)));
+  // The snapshot written again for this store serves the next process.
+  const FirstSync again = first_sync(content_of(50000 + facts - 1));
+  EXPECT_EQ(again.refs, 1u);
+  EXPECT_EQ(again.vectors, 1u);
+  EXPECT_EQ(again.hits, other.hits);
 }
 
 // With a delay, the sync that changed a large scope does not write its

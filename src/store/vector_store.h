@@ -69,6 +69,12 @@ struct VectorsVersion {
   // triggers on every path (a fact deleted, a vector replaced, pruned or
   // deleted). While it holds still, the scope's vectors only grow.
   int64_t removed = 0;
+  // When the space was created (embedding_spaces.created_at): it never
+  // moves, and names the space of this store apart from one of the same id
+  // in a store created again at the same place, whose labels are other
+  // vectors (a flat snapshot says which it was read from). 0 when the
+  // space is not there.
+  int64_t space_created_at = 0;
 
   friend bool operator==(const VectorsVersion&, const VectorsVersion&) = default;
 };

@@ -1,6 +1,7 @@
 #include "src/vindex/flat_snapshot.h"
 
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -13,16 +14,21 @@ namespace engram {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'R', 'F', 'L', 'A', 'T'};
-constexpr uint32_t kVersion = 2;
-constexpr size_t kHeaderBytes = sizeof(kMagic) + 2 * sizeof(uint32_t) + 3 * sizeof(uint64_t);
+constexpr uint32_t kVersion = 3;
+constexpr size_t kHeaderBytes =
+    sizeof(kMagic) + 2 * sizeof(uint32_t) + 3 * sizeof(uint64_t) + 2 * sizeof(int64_t);
 constexpr size_t kVectorAlignment = 64;
 
 uint64_t RoundUp(uint64_t n, uint64_t to) { return (n + to - 1) / to * to; }
 
-// Where the labels and the vectors start, for a stamp of `stamp_bytes`.
+// Where the labels, the fact rowids and the vectors start, for a stamp of
+// `stamp_bytes`.
 uint64_t LabelsAt(uint64_t stamp_bytes) { return kHeaderBytes + RoundUp(stamp_bytes, 8); }
+uint64_t FactsAt(uint64_t stamp_bytes, uint64_t rows) {
+  return LabelsAt(stamp_bytes) + rows * sizeof(int64_t);
+}
 uint64_t VectorsAt(uint64_t stamp_bytes, uint64_t rows) {
-  return RoundUp(LabelsAt(stamp_bytes) + rows * sizeof(int64_t), kVectorAlignment);
+  return RoundUp(FactsAt(stamp_bytes, rows) + rows * sizeof(int64_t), kVectorAlignment);
 }
 
 Status Bad(const std::string& path, const std::string& cause) {
@@ -31,9 +37,21 @@ Status Bad(const std::string& path, const std::string& cause) {
 
 }  // namespace
 
-Status SaveFlatSnapshot(const VectorIndex& index, const std::string& path,
-                        const std::string& stamp) {
+Status SaveFlatSnapshot(const VectorIndex& index,
+                        const std::function<std::optional<int64_t>(int64_t)>& fact_of,
+                        const std::string& path, const std::string& stamp,
+                        const FlatSnapshotOrigin& origin) {
   const std::vector<int64_t> labels = index.Labels();
+  std::vector<int64_t> facts;
+  facts.reserve(labels.size());
+  for (const int64_t label : labels) {
+    const std::optional<int64_t> fact = fact_of(label);
+    if (!fact) {
+      return Internal("vindex: save flat snapshot: label " + std::to_string(label) +
+                      " has no fact");
+    }
+    facts.push_back(*fact);
+  }
   const size_t dimension = index.Dimension();
   std::string out(kMagic, sizeof(kMagic));
   PutValue(kVersion, &out);
@@ -41,9 +59,12 @@ Status SaveFlatSnapshot(const VectorIndex& index, const std::string& path,
   PutValue(static_cast<uint64_t>(dimension), &out);
   PutValue(static_cast<uint64_t>(labels.size()), &out);
   PutValue(static_cast<uint64_t>(stamp.size()), &out);
+  PutValue(origin.space_created_at, &out);
+  PutValue(origin.removed, &out);
   out += stamp;
   out.resize(LabelsAt(stamp.size()), '\0');
   out.append(reinterpret_cast<const char*>(labels.data()), labels.size() * sizeof(int64_t));
+  out.append(reinterpret_cast<const char*>(facts.data()), facts.size() * sizeof(int64_t));
   out.resize(VectorsAt(stamp.size(), labels.size()), '\0');
   out.reserve(out.size() + labels.size() * dimension * sizeof(float) + sizeof(uint64_t));
   for (const int64_t label : labels) {
@@ -82,14 +103,19 @@ Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension)
   header.Get(&file_dimension);
   header.Get(&rows);
   header.Get(&stamp_bytes);
-  if (version != kVersion) return Bad(path, "version " + std::to_string(version));
+  header.Get(&snapshot.origin.space_created_at);
+  header.Get(&snapshot.origin.removed);
+  if (version != kVersion) {
+    return FailedPrecondition("vindex: read flat snapshot: " + path + ": version " +
+                              std::to_string(version) + ", not " + std::to_string(kVersion));
+  }
   if (file_dimension != dimension) {
     return Bad(path, "holds " + std::to_string(file_dimension) + "-d vectors, not " +
                          std::to_string(dimension) + "-d");
   }
   const uint64_t size = bytes.size();
   const uint64_t row_bytes = dimension * sizeof(float);
-  if (row_bytes == 0 || stamp_bytes > size || rows > size / (sizeof(int64_t) + row_bytes) ||
+  if (row_bytes == 0 || stamp_bytes > size || rows > size / (2 * sizeof(int64_t) + row_bytes) ||
       VectorsAt(stamp_bytes, rows) + rows * row_bytes + sizeof(uint64_t) != size) {
     return Bad(path, "its size does not match its header");
   }
@@ -105,8 +131,10 @@ Result<FlatSnapshot> OpenFlatSnapshot(const std::string& path, size_t dimension)
 
   snapshot.stamp.assign(bytes.data() + kHeaderBytes, stamp_bytes);
   snapshot.rows = rows;
-  // Both offsets are aligned (8 and 64) in a page-aligned mapping.
+  // Every offset is aligned (8, 8 and 64) in a page-aligned mapping.
   snapshot.labels = reinterpret_cast<const int64_t*>(bytes.data() + LabelsAt(stamp_bytes));
+  snapshot.fact_rowids =
+      reinterpret_cast<const int64_t*>(bytes.data() + FactsAt(stamp_bytes, rows));
   snapshot.vectors = reinterpret_cast<const float*>(bytes.data() + VectorsAt(stamp_bytes, rows));
   for (size_t i = 1; i < rows; ++i) {
     if (snapshot.labels[i - 1] >= snapshot.labels[i]) {

@@ -54,6 +54,10 @@ class MappedFlatIndex final : public VectorIndex {
       std::vector<std::optional<float>>* scores) const override;
   std::vector<int64_t> Labels() const override;
 
+  // The mapped snapshot as it was read: its stamp, origin, and each row's
+  // label and fact, whatever changed since.
+  const FlatSnapshot& Snapshot() const { return snapshot_; }
+
  private:
   MappedFlatIndex(size_t dimension, FlatSnapshot snapshot);
   // The snapshot row of `label` while it is live there.

@@ -53,6 +53,9 @@ void ExpectSame(const VectorIndex& mapped, const FlatIndex& flat, uint32_t seed)
   }
 }
 
+// The fact the tests' snapshots give a label.
+int64_t FactOf(int64_t label) { return 1000 + 7 * label; }
+
 TEST(MappedFlatIndexTest, RanksAsAFlatIndexWithTheSameVectorsThroughEveryChange) {
   const std::vector<float> data = RandomUnitVectors(900, kDim, 3);
   FlatIndex flat(kDim);
@@ -61,13 +64,23 @@ TEST(MappedFlatIndexTest, RanksAsAFlatIndexWithTheSameVectorsThroughEveryChange)
   }
   ::engram::testing::TempDir dir;
   const std::string path = dir.File("scope.flat");
-  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "space\nscope").ok());
+  const FlatSnapshotOrigin origin{1796625104730, 42};
+  ASSERT_TRUE(SaveFlatSnapshot(flat, FactOf, path, "space\nscope", origin).ok());
   std::string stamp;
   auto opened = MappedFlatIndex::Open(path, kDim, &stamp);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   EXPECT_EQ(stamp, "space\nscope");
   MappedFlatIndex& mapped = **opened;
   ExpectSame(mapped, flat, 10);
+  // The origin and each row's fact, as written.
+  const FlatSnapshot& snapshot = mapped.Snapshot();
+  EXPECT_EQ(snapshot.origin.space_created_at, origin.space_created_at);
+  EXPECT_EQ(snapshot.origin.removed, origin.removed);
+  ASSERT_EQ(snapshot.rows, 600u);
+  for (size_t row = 0; row < snapshot.rows; ++row) {
+    EXPECT_EQ(snapshot.labels[row], static_cast<int64_t>(3 * row + 1));
+    EXPECT_EQ(snapshot.fact_rowids[row], FactOf(snapshot.labels[row]));
+  }
 
   std::mt19937 rng(5);
   for (int round = 0; round < 4; ++round) {
@@ -93,7 +106,7 @@ TEST(MappedFlatIndexTest, RanksAsAFlatIndexWithTheSameVectorsThroughEveryChange)
     ExpectSame(mapped, flat, 20 + round);
   }
   // A snapshot of the changed index reads back the same.
-  ASSERT_TRUE(SaveFlatSnapshot(mapped, dir.File("again.flat"), "s").ok());
+  ASSERT_TRUE(SaveFlatSnapshot(mapped, FactOf, dir.File("again.flat"), "s", {}).ok());
   auto again = MappedFlatIndex::Open(dir.File("again.flat"), kDim, nullptr);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   ExpectSame(**again, flat, 30);
@@ -105,7 +118,7 @@ void SaveSomeSnapshot(const std::string& path, uint32_t seed) {
   const std::vector<float> data = RandomUnitVectors(50, 8, seed);
   for (size_t i = 0; i < 50; ++i)
     ASSERT_TRUE(flat.Upsert(static_cast<int64_t>(i), Row(data, 8, i)).ok());
-  ASSERT_TRUE(SaveFlatSnapshot(flat, path, "s").ok());
+  ASSERT_TRUE(SaveFlatSnapshot(flat, FactOf, path, "s", {}).ok());
 }
 
 TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
@@ -127,6 +140,14 @@ TEST(MappedFlatIndexTest, ABadSnapshotIsNamed) {
   ::engram::testing::WriteFile(path, bytes.substr(0, bytes.size() - 12));
   EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
               HasSubstr("size does not match"));
+  // A snapshot of another version of the format is not damage: the cache
+  // writes it again, unwarned.
+  std::string older = bytes;
+  older[8] = 2;
+  ::engram::testing::WriteFile(path, older);
+  auto other_version = MappedFlatIndex::Open(path, 8, nullptr);
+  EXPECT_EQ(other_version.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(other_version.status().message(), HasSubstr("scope.flat: version 2, not 3"));
   ::engram::testing::WriteFile(path, "not a snapshot at all, no");
   EXPECT_THAT(MappedFlatIndex::Open(path, 8, nullptr).status().message(),
               HasSubstr("not a flat index snapshot"));

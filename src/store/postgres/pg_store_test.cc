@@ -24,10 +24,14 @@
 namespace engram {
 
 void PrintTo(const VectorsVersion& v, std::ostream* out) {
-  *out << "{added " << v.added << ", removed " << v.removed << "}";
+  *out << "{added " << v.added << ", removed " << v.removed << ", space created at "
+       << v.space_created_at << "}";
 }
 
 namespace {
+
+// When the tests' embedding space is created.
+constexpr Timestamp kSpaceCreatedAt = 1700000000000;
 
 class PgStoreTest : public testing::PgDatabaseTest {
  protected:
@@ -83,13 +87,13 @@ class PgStoreTest : public testing::PgDatabaseTest {
   }
   int64_t Space() {
     int64_t space = 0;
-    EXPECT_TRUE(
-        store_
-            ->Transact([&]() -> Status {
-              ENGRAM_ASSIGN_OR_RETURN(space, store_->vectors().EnsureSpace({"test", "x", 2}, 0));
-              return Status::OK();
-            })
-            .ok());
+    EXPECT_TRUE(store_
+                    ->Transact([&]() -> Status {
+                      ENGRAM_ASSIGN_OR_RETURN(
+                          space, store_->vectors().EnsureSpace({"test", "x", 2}, kSpaceCreatedAt));
+                      return Status::OK();
+                    })
+                    .ok());
     return space;
   }
   // Gives fact `content` (at `label` of `scope`) a vector through `store`,
@@ -238,8 +242,9 @@ TEST_F(PgStoreTest, AScopesVectorVersionMovesWithItsOwnVectorsOnly) {
   const int64_t space = Space();
   std::unique_ptr<PgStore> other = Open();
   ASSERT_NE(other, nullptr);
-  EXPECT_EQ(VersionOf(*store_, space, "never written"), VectorsVersion{});
+  EXPECT_EQ(VersionOf(*store_, space, "never written"), (VectorsVersion{0, 0, kSpaceCreatedAt}));
   const VectorsVersion before = VersionOf(*store_, space, "mine");
+  EXPECT_EQ(before.space_created_at, kSpaceCreatedAt);
 
   ASSERT_TRUE(PutVector(*other, space, theirs, "in their scope", "theirs").ok());
   EXPECT_EQ(VersionOf(*store_, space, "mine"), before) << "another scope's write";

@@ -105,14 +105,17 @@ Result<std::vector<VectorsVersion>> PgVectorStore::Versions(
   ENGRAM_ASSIGN_OR_RETURN(
       const PgResult r,
       db().Query("SELECT coalesce((SELECT max(v.label) FROM fact_vectors v WHERE v.space_id = $1 "
-                 "AND v.scope = asked.scope), 0), coalesce(s.vectors_removed, 0) FROM "
+                 "AND v.scope = asked.scope), 0), coalesce(s.vectors_removed, 0), "
+                 "coalesce((SELECT created_at FROM embedding_spaces WHERE id = $1), 0) FROM "
                  "unnest($2::text[]) WITH ORDINALITY AS asked(scope, i) "
                  "LEFT JOIN scope_stats s USING (scope) ORDER BY asked.i",
                  {PgParam::Int(space_id), TextArray(scopes)}));
   std::vector<VectorsVersion> out(static_cast<size_t>(r.Rows()));
   for (int i = 0; i < r.Rows(); ++i) {
-    ENGRAM_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)].added, r.Int(i, 0));
-    ENGRAM_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)].removed, r.Int(i, 1));
+    VectorsVersion& version = out[static_cast<size_t>(i)];
+    ENGRAM_ASSIGN_OR_RETURN(version.added, r.Int(i, 0));
+    ENGRAM_ASSIGN_OR_RETURN(version.removed, r.Int(i, 1));
+    ENGRAM_ASSIGN_OR_RETURN(version.space_created_at, r.Int(i, 2));
   }
   return out;
 }

@@ -144,11 +144,12 @@ Result<std::vector<VectorsVersion>> SqliteVectorStore::Versions(
   ENGRAM_ASSIGN_OR_RETURN(version.added, db_->QueryInt("PRAGMA data_version"));
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
-      db_->Prepare("SELECT vectors_removed FROM embedding_spaces WHERE id = ?1"));
+      db_->Prepare("SELECT vectors_removed, created_at FROM embedding_spaces WHERE id = ?1"));
   s.BindInt(1, space_id);
   ENGRAM_ASSIGN_OR_RETURN(bool found, s.Step());
   if (!found) return NotFound("store: no embedding space " + std::to_string(space_id));
   version.removed = s.ColumnInt(0);
+  version.space_created_at = s.ColumnInt(1);
   return std::vector<VectorsVersion>(scopes.size(), version);
 }
 
