@@ -40,19 +40,23 @@ Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(
   std::vector<int64_t> sorted = rowids;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  // Candidates that fill a good part of their rowid range (a lexical search
-  // over a scope of long texts matches most of it) are served by one walk
-  // of the range, dropping the links of rowids not asked for; sparse ones
-  // by a lookup each, which costs several rows' steps.
-  const int64_t span = sorted.back() - sorted.front() + 1;
-  if (static_cast<int64_t>(sorted.size()) * kDenseShare >= span) {
-    ENGRAM_ASSIGN_OR_RETURN(
-        SqliteStatement range,
-        db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "
-                     "WHERE older_rowid BETWEEN ?1 AND ?2 ORDER BY older_rowid, newer_rowid"));
-    range.BindInt(1, sorted.front());
-    range.BindInt(2, sorted.back());
-    ENGRAM_RETURN_IF_ERROR(ReadLinks(&range, &out));
+  // The range is walked first, for at most the rows the lookups would cost:
+  // a range that holds no more links than that is read whole, cheaper than
+  // the lookups; one that holds more is left there for the lookups, so
+  // either way about twice the cheaper of the two is read at most. A
+  // lexical search's candidates over short facts are a few in ten of the
+  // scope, and its links fewer still.
+  const int64_t budget = static_cast<int64_t>(sorted.size()) * kLookupRows;
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement range,
+      db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "
+                   "WHERE older_rowid BETWEEN ?1 AND ?2 ORDER BY older_rowid, newer_rowid "
+                   "LIMIT ?3"));
+  range.BindInt(1, sorted.front());
+  range.BindInt(2, sorted.back());
+  range.BindInt(3, budget + 1);
+  ENGRAM_RETURN_IF_ERROR(ReadLinks(&range, &out));
+  if (static_cast<int64_t>(out.size()) <= budget) {
     out.erase(std::remove_if(out.begin(), out.end(),
                              [&](const VersionLink& l) {
                                return !std::binary_search(sorted.begin(), sorted.end(),
@@ -61,6 +65,7 @@ Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(
               out.end());
     return out;
   }
+  out.clear();
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT older_rowid, newer_rowid, cosine, explicit FROM fact_versions "

@@ -20,9 +20,10 @@ class SqliteVersionStore final : public VersionStore {
   explicit SqliteVersionStore(SqliteDb* db) : db_(db) {}
 
   Status Put(const std::string& scope, const VersionLink& link) override;
-  // Rowids that are at least a kDenseShare-th of their range are read in
-  // one walk of the range instead of one lookup each.
-  static constexpr int64_t kDenseShare = 4;
+  // The links of the rowids asked are read in one walk of their range when
+  // it holds at most kLookupRows links per rowid asked (a lookup costs
+  // several rows' steps), else one lookup per rowid.
+  static constexpr int64_t kLookupRows = 4;
   Result<std::vector<VersionLink>> NewerThan(const std::vector<std::string>& scopes,
                                              const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
