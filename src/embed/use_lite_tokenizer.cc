@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -93,66 +92,83 @@ Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromPieces(std::vect
   }
   std::unique_ptr<UseLiteTokenizer> tokenizer(new UseLiteTokenizer());
   tokenizer->piece_utf16_length_.reserve(pieces.size());
-  tokenizer->node_piece_.push_back(-1);  // the root
-  tokenizer->node_score_.push_back(0.0);
-  std::unordered_map<uint32_t, int32_t> edges;
+  size_t trie_bytes = 0;  // at most one edge each
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& piece = pieces[i];
     if (piece.text.empty()) return InvalidArgument(EntryError(i, "empty piece"));
     if (!IsValidUtf8(piece.text)) return InvalidArgument(EntryError(i, "piece is not UTF-8"));
     if (!std::isfinite(piece.score)) return InvalidArgument(EntryError(i, "score not finite"));
     tokenizer->piece_utf16_length_.push_back(Utf16Length(piece.text));
-    if (i < kReservedCount) continue;
+    if (i >= kReservedCount) trie_bytes += piece.text.size();
+  }
+
+  // The edges go straight into a table with room for every byte to be an
+  // edge of its own, and then into one sized for the edges there are, as
+  // lookups want it: no map of its own, which cost more than the rest of
+  // loading the model.
+  tokenizer->root_children_.assign(256, -1);
+  tokenizer->node_piece_.push_back(-1);  // the root
+  tokenizer->node_score_.push_back(0.0);
+  const uint32_t building_bits = EdgeTableBits(trie_bytes);
+  std::vector<Edge> building(size_t{1} << building_bits);
+  size_t edges = 0;
+  for (size_t i = kReservedCount; i < pieces.size(); ++i) {
     int32_t node = 0;
-    for (const char c : piece.text) {
-      const uint32_t key = static_cast<uint32_t>(node) * 256 + static_cast<uint8_t>(c);
-      auto [it, inserted] = edges.try_emplace(key, 0);
-      if (inserted) {
+    for (const char c : pieces[i].text) {
+      const auto byte = static_cast<uint8_t>(c);
+      const uint32_t key = static_cast<uint32_t>(node) * 256 + byte;
+      int32_t* child = &tokenizer->root_children_[byte];
+      if (node != 0) {
+        Edge& slot = building[EdgeSlot(building, 32 - building_bits, key)];
+        if (slot.key == kNoKey) {
+          slot.key = key;
+          ++edges;
+        }
+        child = &slot.child;
+      }
+      if (*child < 0) {
         if (tokenizer->node_piece_.size() >= kMaxNodes) {
           return InvalidArgument("embed: vocab: pieces too long in total for the trie");
         }
-        it->second = static_cast<int32_t>(tokenizer->node_piece_.size());
+        *child = static_cast<int32_t>(tokenizer->node_piece_.size());
         tokenizer->node_piece_.push_back(-1);
         tokenizer->node_score_.push_back(0.0);
       }
-      node = it->second;
+      node = *child;
     }
     // A repeated piece keeps the later id, as in the original.
     tokenizer->node_piece_[node] = static_cast<int32_t>(i);
-    tokenizer->node_score_[node] = piece.score;
+    tokenizer->node_score_[node] = pieces[i].score;
   }
 
-  tokenizer->root_children_.assign(256, -1);
-  size_t capacity = 16;
-  uint32_t bits = 4;
-  while (capacity < 2 * edges.size()) {
-    capacity *= 2;
-    ++bits;
-  }
-  tokenizer->edge_table_.assign(capacity, Edge{});
+  const uint32_t bits = EdgeTableBits(edges);
   tokenizer->edge_shift_ = 32 - bits;
-  const uint32_t mask = static_cast<uint32_t>(capacity - 1);
-  for (const auto& [key, child] : edges) {
-    if (key < 256) {
-      tokenizer->root_children_[key] = child;
-      continue;
-    }
-    uint32_t slot = EdgeHash(key, tokenizer->edge_shift_);
-    while (tokenizer->edge_table_[slot].key != kNoKey) slot = (slot + 1) & mask;
-    tokenizer->edge_table_[slot] = Edge{key, child};
+  tokenizer->edge_table_.assign(size_t{1} << bits, Edge{});
+  for (const Edge& edge : building) {
+    if (edge.key == kNoKey) continue;
+    tokenizer->edge_table_[EdgeSlot(tokenizer->edge_table_, tokenizer->edge_shift_, edge.key)] =
+        edge;
   }
   return tokenizer;
+}
+
+uint32_t UseLiteTokenizer::EdgeTableBits(size_t edges) {
+  uint32_t bits = 4;
+  while ((size_t{1} << bits) < 2 * edges) ++bits;
+  return bits;
+}
+
+size_t UseLiteTokenizer::EdgeSlot(const std::vector<Edge>& table, uint32_t shift, uint32_t key) {
+  const size_t mask = table.size() - 1;
+  size_t slot = EdgeHash(key, shift);
+  while (table[slot].key != key && table[slot].key != kNoKey) slot = (slot + 1) & mask;
+  return slot;
 }
 
 int32_t UseLiteTokenizer::Child(int32_t node, uint8_t byte) const {
   if (node == 0) return root_children_[byte];
   const uint32_t key = static_cast<uint32_t>(node) * 256 + byte;
-  const uint32_t mask = static_cast<uint32_t>(edge_table_.size() - 1);
-  for (uint32_t slot = EdgeHash(key, edge_shift_);; slot = (slot + 1) & mask) {
-    const Edge& edge = edge_table_[slot];
-    if (edge.key == key) return edge.child;
-    if (edge.key == kNoKey) return -1;
-  }
+  return edge_table_[EdgeSlot(edge_table_, edge_shift_, key)].child;
 }
 
 std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {

@@ -97,6 +97,11 @@ class UseLiteTokenizer {
 
   // The child of `node` by `byte`, -1 when none. Node 0 is the root.
   int32_t Child(int32_t node, uint8_t byte) const;
+  // Bits of an edge table that holds `edges` at most half full (at least 4).
+  static uint32_t EdgeTableBits(size_t edges);
+  // The slot of `key` in `table` (whose size is 1 << (32 - shift)), or the
+  // free slot where it goes.
+  static size_t EdgeSlot(const std::vector<Edge>& table, uint32_t shift, uint32_t key);
 
   // A byte trie over the pieces' UTF-8. Root children are a dense table;
   // deeper transitions live in a hash table (edge_table_, size a power of
