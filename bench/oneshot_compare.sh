@@ -16,14 +16,14 @@
 #
 #   bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM
 #
-# The model is converted with the use_lite_convert beside NEW. Needs
+# Each binary's model is converted with the use_lite_convert beside it (a
+# binary reads the model file format of its own converter). Needs
 # ../shared/datasets/scifact and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 old=$(realpath "${1:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
 new=$(realpath "${2:?usage: bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM}")
-converter=$(dirname "$new")/use_lite_convert
 rounds=${ROUNDS:-21}
 dataset=${DATASETS:-../shared/datasets}/scifact
 require_dataset oneshot_compare "$dataset" || exit 1
@@ -33,7 +33,11 @@ trap 'rm -rf "$work"' EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export HOME="$work/user"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
-for side in old new; do install_model "$converter" "$work/$side/models" || exit 1; done
+for side in old new; do
+  binary=$old
+  [ "$side" = new ] && binary=$new
+  install_model "$(dirname "$binary")/use_lite_convert" "$work/$side/models" || exit 1
+done
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
 ENGRAM_HOME="$work/new" "$new" --db "$work/new/store.db" import "$work/facts.jsonl" > /dev/null
 cp "$work/new/store.db" "$work/old/store.db"

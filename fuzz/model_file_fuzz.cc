@@ -1,7 +1,8 @@
 // The model file reader on any bytes: the input is a file body, to which
 // the right checksum trailer is appended, so the fuzzer gets past the
-// checksum to the header, vocabulary and tensor tables. Reads or refuses
-// with a message.
+// checksum to the header, vocabulary, tokenizer tables and tensor tables.
+// Reads or refuses with a message; a tokenizer made of tables that read is
+// refused with a message or encodes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "fuzz/fuzz_temp_dir.h"
 #include "src/common/hash.h"
 #include "src/embed/use_lite_model_file.h"
+#include "src/embed/use_lite_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& dir = engram::fuzz::FuzzTempDir();
@@ -22,6 +24,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   auto model = engram::ReadUseLiteModelFile(path);
-  if (!model.ok() && model.status().message().empty()) std::abort();
+  if (!model.ok()) {
+    if (model.status().message().empty()) std::abort();
+    return 0;
+  }
+  // Tables that read are checked before any lookup walks them; tables that
+  // pass stay inside themselves on any text.
+  auto tokenizer = engram::UseLiteTokenizer::FromTables(model->tokenizer, model->storage);
+  if (!tokenizer.ok()) {
+    if (tokenizer.status().message().empty()) std::abort();
+    return 0;
+  }
+  for (const char* text : {"hello world", "a b c", "ação \xff\xfe zz"}) (*tokenizer)->Encode(text);
   return 0;
 }

@@ -269,8 +269,6 @@ Result<std::vector<UseLiteTokenizer::Piece>> ReadVocab(const std::string& path) 
     pieces.push_back(
         {entry[0].get<std::string>(), entry[1].is_null() ? 0.0 : entry[1].get<double>()});
   }
-  // The tokenizer's own checks (non-empty UTF-8 pieces, finite scores).
-  ENGRAM_ASSIGN_OR_RETURN(auto tokenizer, UseLiteTokenizer::FromPieces(pieces));
   return pieces;
 }
 
@@ -308,6 +306,12 @@ Status ConvertUseLitePackage(const std::string& dist_dir, const std::string& out
   model.max_tokens = static_cast<uint32_t>(max_tokens);
   model.output_dim = kModelDim;
   ENGRAM_ASSIGN_OR_RETURN(model.pieces, ReadVocab(dist_dir + "/vocab.json"));
+  // Built here (with the tokenizer's own checks: non-empty UTF-8 pieces,
+  // finite scores) and stored, so that no process that loads the model
+  // builds them again.
+  ENGRAM_ASSIGN_OR_RETURN(const std::unique_ptr<UseLiteTokenizer> tokenizer,
+                          UseLiteTokenizer::FromPieces(model.pieces));
+  model.tokenizer = tokenizer->GetTables();
   for (const TensorSpec& spec : TensorSpecs()) {
     const auto it = weights.find(spec.tf_name);
     if (it == weights.end() || it->second.is_int) {

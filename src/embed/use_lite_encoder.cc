@@ -97,7 +97,7 @@ Result<std::unique_ptr<UseLiteEncoder>> UseLiteEncoder::Load(const std::string& 
         BlasThreadsFromEnvironment(), 1, std::max<size_t>(std::thread::hardware_concurrency(), 1));
   }
   ENGRAM_ASSIGN_OR_RETURN(encoder->tokenizer_,
-                          UseLiteTokenizer::FromPieces(std::move(model.pieces)));
+                          UseLiteTokenizer::FromTables(model.tokenizer, model.storage));
   model.pieces.clear();
   encoder->model_ = std::move(model);
   ENGRAM_RETURN_IF_ERROR(encoder->BindTensors().WithContext("embed: model file " + model_path));

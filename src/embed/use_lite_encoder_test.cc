@@ -1,5 +1,6 @@
 #include "src/embed/use_lite_encoder.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,11 +16,13 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "src/common/hash.h"
 #include "src/common/verified_stamp.h"
 #include "src/embed/use_lite_converter.h"
 #include "src/embed/use_lite_kernels.h"
@@ -477,6 +480,38 @@ TEST_F(UseLiteEncoderTest, AVerifiedStampSkipsTheHashUntilTheFileChanges) {
   UseLiteModelReadOptions full;
   full.full_check = true;
   EXPECT_EQ(ReadUseLiteModelFile(path, full).status().code(), StatusCode::kCorruption);
+}
+
+// The tokenizer's tables a model file keeps are what its vocabulary
+// builds; a full check (engram check) rebuilds them and finds tables that
+// are not, even behind a right checksum.
+TEST_F(UseLiteEncoderTest, AFullCheckFindsTokenizerTablesThatAreNotTheVocabularys) {
+  UseLiteModelReadOptions full;
+  full.full_check = true;
+  auto model = ReadUseLiteModelFile(ModelPath(), full);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->pieces.size(), model->tokenizer.piece_utf16_length.size());
+
+  // One node's score changed where the file keeps it, the checksum made
+  // right again.
+  std::string bytes = testing::ReadFile(ModelPath());
+  const auto score_at =
+      static_cast<size_t>(reinterpret_cast<const char*>(&model->tokenizer.node_score[1]) -
+                          reinterpret_cast<const char*>(model->storage->Bytes().data()));
+  double score = 0;
+  std::memcpy(&score, bytes.data() + score_at, sizeof(score));
+  score -= 1.0;
+  std::memcpy(bytes.data() + score_at, &score, sizeof(score));
+  const uint64_t sum = FastChecksum64(std::string_view(bytes).substr(0, bytes.size() - 8));
+  std::memcpy(bytes.data() + bytes.size() - 8, &sum, sizeof(sum));
+  const testing::TempDir scratch;
+  const std::string path = scratch.File("use_lite_tables.model");
+  testing::WriteFile(path, bytes);
+  EXPECT_TRUE(ReadUseLiteModelFile(path).ok()) << "reads: only a full check rebuilds the tables";
+  auto checked = ReadUseLiteModelFile(path, full);
+  EXPECT_EQ(checked.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(checked.status().message(),
+              ::testing::HasSubstr("the tokenizer's tables are not those of its vocabulary"));
 }
 
 TEST_F(UseLiteEncoderTest, CorruptedModelFileIsAClearError) {

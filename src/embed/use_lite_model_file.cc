@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -38,6 +39,17 @@ void PutString(std::string_view text, std::string* out) {
   out->append(text);
 }
 
+// Zero bytes up to the next multiple of `alignment`, then `values`.
+template <typename T>
+void PutAligned(size_t alignment, std::span<const T> values, std::string* out) {
+  out->append((alignment - (out->size() % alignment)) % alignment, '\0');
+  out->append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+
+// The tokenizer's tables' arrays start at file offsets that are multiples
+// of this, which suits each of their types.
+constexpr size_t kTableAlignment = 8;
+
 // Reads fields from a byte range, failing once it runs out.
 class Reader {
  public:
@@ -52,29 +64,31 @@ class Reader {
     return true;
   }
 
+  // A string, copied into `text` unless it is null.
   bool GetString(std::string* text) {
     uint32_t size = 0;
     if (!Get(&size) || bytes_.size() - pos_ < size) return false;
-    text->assign(bytes_.data() + pos_, size);
+    if (text != nullptr) text->assign(bytes_.data() + pos_, size);
     pos_ += size;
     return true;
   }
 
-  // Skips the zero padding up to the next multiple of kValueAlignment
-  // (counted from the start of `bytes`, which is the start of the file),
-  // then views `count` floats there. `bytes` must be kValueAlignment-aligned
-  // in memory.
-  bool GetAlignedFloats(size_t count, std::span<const float>* values) {
-    const size_t start = (pos_ + kValueAlignment - 1) / kValueAlignment * kValueAlignment;
+  // Skips the zero padding up to the next multiple of `alignment` (counted
+  // from the start of `bytes`, which is the start of the file), then views
+  // `count` values there. `bytes` must be kValueAlignment-aligned in
+  // memory, and `alignment` a multiple of T's.
+  template <typename T>
+  bool GetAligned(size_t alignment, size_t count, std::span<const T>* values) {
+    const size_t start = (pos_ + alignment - 1) / alignment * alignment;
     if (start > bytes_.size()) return false;
     for (size_t i = pos_; i < start; ++i) {
       if (bytes_[i] != 0) return false;
     }
-    if ((bytes_.size() - start) / sizeof(float) < count) return false;
-    // The address is 64-byte aligned (checked by the caller), so the view
-    // is of properly aligned floats.
-    *values = std::span<const float>(reinterpret_cast<const float*>(bytes_.data() + start), count);
-    pos_ = start + count * sizeof(float);
+    if ((bytes_.size() - start) / sizeof(T) < count) return false;
+    // The address is aligned (the caller checked the start of `bytes`), so
+    // the view is of properly aligned values.
+    *values = std::span<const T>(reinterpret_cast<const T*>(bytes_.data() + start), count);
+    pos_ = start + count * sizeof(T);
     return true;
   }
 
@@ -87,6 +101,40 @@ class Reader {
 
 Status Malformed(const std::string& path, const std::string& cause) {
   return Corruption("embed: model file " + path + ": " + cause);
+}
+
+// Views the tokenizer's tables (see the format) in `reader`'s bytes.
+Status ReadTokenizerTables(const std::string& path, uint32_t piece_count, Reader* reader,
+                           UseLiteTokenizer::Tables* tables) {
+  std::span<const uint32_t> counts;  // node_count, edge_slots
+  if (!reader->GetAligned(kTableAlignment, 2, &counts) ||
+      !reader->GetAligned(kTableAlignment, piece_count, &tables->piece_utf16_length) ||
+      !reader->GetAligned(kTableAlignment, counts[0], &tables->node_piece) ||
+      !reader->GetAligned(kTableAlignment, counts[0], &tables->node_score) ||
+      !reader->GetAligned(kTableAlignment, 256, &tables->root_children) ||
+      !reader->GetAligned(kTableAlignment, counts[1], &tables->edge_table)) {
+    return Malformed(path, "the tokenizer's tables run past the end");
+  }
+  return Status::OK();
+}
+
+// Whether `tables` are those FromPieces builds from `pieces`.
+Status CheckTokenizerTables(const std::string& path,
+                            const std::vector<UseLiteTokenizer::Piece>& pieces,
+                            const UseLiteTokenizer::Tables& tables) {
+  auto built = UseLiteTokenizer::FromPieces(pieces);
+  if (!built.ok()) return Malformed(path, built.status().message());
+  const UseLiteTokenizer::Tables& want = (*built)->GetTables();
+  const auto same = [](auto a, auto b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
+  };
+  if (!same(tables.piece_utf16_length, want.piece_utf16_length) ||
+      !same(tables.node_piece, want.node_piece) || !same(tables.node_score, want.node_score) ||
+      !same(tables.root_children, want.root_children) ||
+      !same(tables.edge_table, want.edge_table)) {
+    return Malformed(path, "the tokenizer's tables are not those of its vocabulary");
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -103,6 +151,20 @@ Status WriteUseLiteModelFile(const UseLiteModelData& model, const std::string& p
     PutString(piece.text, &out);
     Put(piece.score, &out);
   }
+  const UseLiteTokenizer::Tables& tables = model.tokenizer;
+  if (tables.piece_utf16_length.size() != model.pieces.size()) {
+    return InvalidArgument("embed: write model file: the tokenizer's tables are of " +
+                           std::to_string(tables.piece_utf16_length.size()) + " pieces, not " +
+                           std::to_string(model.pieces.size()));
+  }
+  out.append((kTableAlignment - (out.size() % kTableAlignment)) % kTableAlignment, '\0');
+  Put(static_cast<uint32_t>(tables.node_piece.size()), &out);
+  Put(static_cast<uint32_t>(tables.edge_table.size()), &out);
+  PutAligned(kTableAlignment, tables.piece_utf16_length, &out);
+  PutAligned(kTableAlignment, tables.node_piece, &out);
+  PutAligned(kTableAlignment, tables.node_score, &out);
+  PutAligned(kTableAlignment, tables.root_children, &out);
+  PutAligned(kTableAlignment, tables.edge_table, &out);
   for (const auto& [name, tensor] : model.tensors) {
     size_t count = 1;
     for (const uint32_t dim : tensor.shape) count *= dim;
@@ -180,11 +242,20 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
   if (piece_count > body.size() / 12 || tensor_count > body.size() / 8) {
     return Malformed(path, "entry counts larger than the file");
   }
-  model.pieces.resize(piece_count);
+  // The vocabulary is skipped but for a full check: the tables are what a
+  // tokenizer needs.
+  if (options.full_check) model.pieces.resize(piece_count);
   for (uint32_t i = 0; i < piece_count; ++i) {
-    if (!reader.GetString(&model.pieces[i].text) || !reader.Get(&model.pieces[i].score)) {
+    double score = 0.0;
+    UseLiteTokenizer::Piece* piece = options.full_check ? &model.pieces[i] : nullptr;
+    if (!reader.GetString(piece != nullptr ? &piece->text : nullptr) || !reader.Get(&score)) {
       return Malformed(path, "vocabulary entry " + std::to_string(i) + " runs past the end");
     }
+    if (piece != nullptr) piece->score = score;
+  }
+  ENGRAM_RETURN_IF_ERROR(ReadTokenizerTables(path, piece_count, &reader, &model.tokenizer));
+  if (options.full_check) {
+    ENGRAM_RETURN_IF_ERROR(CheckTokenizerTables(path, model.pieces, model.tokenizer));
   }
   for (uint32_t i = 0; i < tensor_count; ++i) {
     std::string name;
@@ -203,7 +274,7 @@ Result<UseLiteModelData> ReadUseLiteModelFile(const std::string& path,
       }
       count *= dim;
     }
-    if (!reader.GetAlignedFloats(count, &tensor.values)) {
+    if (!reader.GetAligned(kValueAlignment, count, &tensor.values)) {
       return Malformed(path, "tensor " + name + ": values misaligned or past the end");
     }
     if (!model.tensors.emplace(std::move(name), std::move(tensor)).second) {

@@ -3,8 +3,9 @@
 // written by ConvertUseLitePackage (use_lite_converter.h) from the original
 // TensorFlow.js package.
 //
-// Format, version 3. Every integer and float is little-endian; strings are
-// UTF-8 with no terminator; the only padding is before each tensor's values.
+// Format, version 4. Every integer and float is little-endian; strings are
+// UTF-8 with no terminator; the only padding is zero bytes before each
+// array of the tokenizer's tables and before each tensor's values.
 //
 //   offset 0   magic    8 bytes  "ENGRAMUL"
 //              u32      version (kUseLiteModelVersion)
@@ -15,6 +16,15 @@
 //   vocabulary, piece_count times, the id of a piece being its index:
 //              u32      byte length, then the piece's bytes
 //              f64      score (log-probability; vocab.json's null is 0)
+//   the tokenizer's tables (UseLiteTokenizer::Tables), as FromPieces builds
+//   them from the vocabulary, each array after zero bytes up to the next
+//   file offset that is a multiple of 8:
+//              u32      node_count, u32 edge_slots (a power of two)
+//              i32      piece_utf16_length, piece_count many
+//              i32      node_piece, node_count many
+//              f64      node_score, node_count many
+//              i32      root_children, 256
+//              u32 key, i32 child: the edge table, edge_slots many
 //   tensors, tensor_count times, names unique:
 //              u32      byte length, then the name's bytes
 //              u32      rank (0 for a scalar, at most 4)
@@ -61,9 +71,10 @@
 namespace engram {
 
 inline constexpr char kUseLiteModelMagic[] = "ENGRAMUL";  // 8 bytes on disk
-// Version 3: tensor values 64-byte aligned, for reading in place (version
-// 2 had no padding, version 1 an Fnv1a64 trailer).
-inline constexpr uint32_t kUseLiteModelVersion = 3;
+// Version 4: the tokenizer's tables, read in place instead of built from
+// the vocabulary by every process (version 3 had tensor values 64-byte
+// aligned, version 2 no padding, version 1 an Fnv1a64 trailer).
+inline constexpr uint32_t kUseLiteModelVersion = 4;
 
 // Name suffixes of a dense layer's kernel, row-major and packed (see the
 // format above).
@@ -82,7 +93,14 @@ struct UseLiteTensor {
 struct UseLiteModelData {
   uint32_t max_tokens = 0;
   uint32_t output_dim = 0;
+  // The vocabulary: written always; read only with
+  // UseLiteModelReadOptions::full_check, which then checks the tables
+  // against it.
   std::vector<UseLiteTokenizer::Piece> pieces;
+  // The tokenizer's tables: a view of a tokenizer's own when written, of
+  // the file's contents when read (checked by UseLiteTokenizer::FromTables
+  // when loaded).
+  UseLiteTokenizer::Tables tokenizer;
   std::map<std::string, UseLiteTensor> tensors;
   // What the tensors of a model read from a file point into; they are
   // valid while it lives (copies of the data share it). Null for a model
@@ -99,7 +117,8 @@ struct UseLiteModelReadOptions {
   // Map the file rather than read it (FileContents::Map). Default false.
   bool map = false;
   // Hash every byte even when the stamp says the file was verified as it
-  // is. Default false.
+  // is, read the vocabulary, and check that the tokenizer's tables are
+  // those it builds. Default false.
   bool full_check = false;
 };
 

@@ -1,6 +1,7 @@
 #include "src/embed/use_lite_tokenizer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <exception>
 #include <utility>
@@ -149,6 +150,61 @@ Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromPieces(std::vect
     tokenizer->edge_table_[EdgeSlot(tokenizer->edge_table_, tokenizer->edge_shift_, edge.key)] =
         edge;
   }
+  tokenizer->tables_ =
+      Tables{tokenizer->piece_utf16_length_, tokenizer->node_piece_, tokenizer->node_score_,
+             tokenizer->root_children_, tokenizer->edge_table_};
+  return tokenizer;
+}
+
+Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromTables(
+    const Tables& tables, std::shared_ptr<const void> storage) {
+  const auto bad = [](const std::string& what) {
+    return Corruption("embed: tokenizer tables: " + what);
+  };
+  const size_t pieces = tables.piece_utf16_length.size();
+  const size_t nodes = tables.node_piece.size();
+  const size_t edges = tables.edge_table.size();
+  if (pieces <= kReservedCount) return bad(std::to_string(pieces) + " pieces");
+  if (nodes == 0 || nodes >= kMaxNodes || tables.node_score.size() != nodes) {
+    return bad(std::to_string(nodes) + " nodes with " + std::to_string(tables.node_score.size()) +
+               " scores");
+  }
+  if (tables.root_children.size() != 256) return bad("the root has not 256 children");
+  if (edges < 16 || edges > (size_t{1} << 31) || (edges & (edges - 1)) != 0) {
+    return bad("an edge table of " + std::to_string(edges) + " slots");
+  }
+  // Each check below keeps Encode inside the tables: a step back of at
+  // least one, a node or piece id in range.
+  for (size_t i = 0; i < pieces; ++i) {
+    if (tables.piece_utf16_length[i] < 1) return bad("piece " + std::to_string(i) + ": length");
+  }
+  const auto node_ok = [nodes](int32_t node) {
+    return node >= -1 && node < static_cast<int64_t>(nodes);
+  };
+  for (size_t i = 0; i < nodes; ++i) {
+    const int32_t piece = tables.node_piece[i];
+    if (piece < -1 || piece >= static_cast<int64_t>(pieces) ||
+        !std::isfinite(tables.node_score[i])) {
+      return bad("node " + std::to_string(i) + ": piece or score");
+    }
+  }
+  for (const int32_t child : tables.root_children) {
+    if (!node_ok(child)) return bad("a root child out of range");
+  }
+  size_t free_slots = 0;  // a lookup of an absent key ends at one, and gives its -1
+  for (const Edge& edge : tables.edge_table) {
+    if (edge.key == kNoKey) {
+      if (edge.child != -1) return bad("a free edge slot with a child");
+      ++free_slots;
+    } else if (edge.key / 256 >= nodes || edge.child < 0 || !node_ok(edge.child)) {
+      return bad("an edge out of range");
+    }
+  }
+  if (free_slots == 0) return bad("an edge table with no free slot");
+  std::unique_ptr<UseLiteTokenizer> tokenizer(new UseLiteTokenizer());
+  tokenizer->tables_ = tables;
+  tokenizer->edge_shift_ = 32 - static_cast<uint32_t>(std::countr_zero(edges));
+  tokenizer->storage_ = std::move(storage);
   return tokenizer;
 }
 
@@ -158,7 +214,7 @@ uint32_t UseLiteTokenizer::EdgeTableBits(size_t edges) {
   return bits;
 }
 
-size_t UseLiteTokenizer::EdgeSlot(const std::vector<Edge>& table, uint32_t shift, uint32_t key) {
+size_t UseLiteTokenizer::EdgeSlot(std::span<const Edge> table, uint32_t shift, uint32_t key) {
   const size_t mask = table.size() - 1;
   size_t slot = EdgeHash(key, shift);
   while (table[slot].key != key && table[slot].key != kNoKey) slot = (slot + 1) & mask;
@@ -166,9 +222,9 @@ size_t UseLiteTokenizer::EdgeSlot(const std::vector<Edge>& table, uint32_t shift
 }
 
 int32_t UseLiteTokenizer::Child(int32_t node, uint8_t byte) const {
-  if (node == 0) return root_children_[byte];
+  if (node == 0) return tables_.root_children[byte];
   const uint32_t key = static_cast<uint32_t>(node) * 256 + byte;
-  return edge_table_[EdgeSlot(edge_table_, edge_shift_, key)].child;
+  return tables_.edge_table[EdgeSlot(tables_.edge_table, edge_shift_, key)].child;
 }
 
 std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
@@ -213,13 +269,14 @@ std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
   };
   for (size_t k = 0; k < n; ++k) {
     size_t pos = static_cast<size_t>(ws.starts[k]);
-    int32_t node = root_children_[static_cast<uint8_t>(s[pos])];
+    int32_t node = tables_.root_children[static_cast<uint8_t>(s[pos])];
     bool matched = false;
     while (node >= 0) {
       ++pos;
-      const int32_t piece = node_piece_[node];
+      const auto at = static_cast<size_t>(node);
+      const int32_t piece = tables_.node_piece[at];
       if (piece >= 0) {
-        relax(k, static_cast<size_t>(ws.cp_index[pos]), node_score_[node], piece);
+        relax(k, static_cast<size_t>(ws.cp_index[pos]), tables_.node_score[at], piece);
         matched = true;
       }
       if (pos == num_bytes) break;
@@ -237,7 +294,7 @@ std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
     const int32_t id = words[iter];
     if (!(previous_unknown && id == kUnknownId)) ids.push_back(id);
     previous_unknown = id == kUnknownId;
-    iter -= piece_utf16_length_[static_cast<size_t>(id)];
+    iter -= tables_.piece_utf16_length[static_cast<size_t>(id)];
   }
   std::reverse(ids.begin(), ids.end());
   return ids;

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,8 @@ class UseLiteTokenizer {
   static constexpr size_t kReservedCount = 6;
   // Tokens the model reads; it ignores the rest of a longer encoding.
   static constexpr size_t kMaxModelTokens = 128;
+  // An edge table's key of a free slot.
+  static constexpr uint32_t kNoKey = 0xFFFFFFFFu;
 
   // One vocabulary entry: a UTF-8 piece and its log-probability score.
   struct Piece {
@@ -70,6 +73,37 @@ class UseLiteTokenizer {
   // score.
   static Result<std::unique_ptr<UseLiteTokenizer>> FromPieces(std::vector<Piece> pieces);
 
+  // One trie transition in the open-addressing edge table.
+  struct Edge {
+    uint32_t key = kNoKey;  // parent node * 256 + byte, kNoKey when free
+    int32_t child = -1;
+  };
+  // What Encode walks, built from the pieces: a byte trie over their UTF-8
+  // whose root children are a dense table and whose deeper transitions
+  // live in an open-addressing table (a power of two in size, indexed by
+  // the top bits of a multiplicative hash of the key, probed linearly); and
+  // each piece's length in UTF-16 code units, by which the original steps
+  // back in its backward pass (the code point count for pieces in the
+  // Basic Multilingual Plane, i.e. all of USE-Lite's). A model file keeps
+  // them (use_lite_model_file.h), so a process that loads the model does
+  // not build them again.
+  struct Tables {
+    std::span<const int32_t> piece_utf16_length;  // per piece
+    std::span<const int32_t> node_piece;          // per node: the piece ending there, or -1
+    std::span<const double> node_score;           // per node: that piece's score
+    std::span<const int32_t> root_children;       // per byte: the root's child, or -1
+    std::span<const Edge> edge_table;
+  };
+  // The tokenizer of `tables`, used in place: `storage` keeps them alive.
+  // Corruption naming what is wrong when they are not a trie's tables (a
+  // size, a node, a piece or a length out of range, an edge table with no
+  // free slot or a free slot with a child), so that no lookup can leave
+  // them or go on for ever.
+  static Result<std::unique_ptr<UseLiteTokenizer>> FromTables(const Tables& tables,
+                                                              std::shared_ptr<const void> storage);
+  // Its tables (valid while it lives).
+  const Tables& GetTables() const { return tables_; }
+
   UseLiteTokenizer(const UseLiteTokenizer&) = delete;
   UseLiteTokenizer& operator=(const UseLiteTokenizer&) = delete;
   ~UseLiteTokenizer() = default;
@@ -82,17 +116,9 @@ class UseLiteTokenizer {
   std::vector<int32_t> Encode(std::string_view text, size_t max_tokens) const;
 
   // Number of vocabulary entries, reserved ones included (8000 for USE-Lite).
-  size_t VocabSize() const { return piece_utf16_length_.size(); }
+  size_t VocabSize() const { return tables_.piece_utf16_length.size(); }
 
  private:
-  static constexpr uint32_t kNoKey = 0xFFFFFFFFu;
-
-  // One trie transition in the open-addressing table.
-  struct Edge {
-    uint32_t key = kNoKey;  // parent node * 256 + byte, kNoKey when free
-    int32_t child = -1;
-  };
-
   UseLiteTokenizer() = default;
 
   // The child of `node` by `byte`, -1 when none. Node 0 is the root.
@@ -101,20 +127,20 @@ class UseLiteTokenizer {
   static uint32_t EdgeTableBits(size_t edges);
   // The slot of `key` in `table` (whose size is 1 << (32 - shift)), or the
   // free slot where it goes.
-  static size_t EdgeSlot(const std::vector<Edge>& table, uint32_t shift, uint32_t key);
+  static size_t EdgeSlot(std::span<const Edge> table, uint32_t shift, uint32_t key);
 
-  // A byte trie over the pieces' UTF-8. Root children are a dense table;
-  // deeper transitions live in a hash table (edge_table_, size a power of
-  // two, indexed by the top edge_shift_ bits of a multiplicative hash).
-  std::vector<int32_t> node_piece_;  // piece ending at each node, -1 if none
-  std::vector<double> node_score_;   // that piece's score
+  // The tables Encode walks, and the shift of the edge table's hash: 32
+  // minus the log2 of its size.
+  Tables tables_;
+  uint32_t edge_shift_ = 28;
+  // What the tables point into when read from a model file: its bytes.
+  // Built from pieces, they are the vectors below.
+  std::shared_ptr<const void> storage_;
+  std::vector<int32_t> piece_utf16_length_;
+  std::vector<int32_t> node_piece_;
+  std::vector<double> node_score_;
   std::vector<int32_t> root_children_;
   std::vector<Edge> edge_table_;
-  uint32_t edge_shift_ = 28;
-  // Length of each piece in UTF-16 code units: the original steps back by
-  // this in its backward pass (equal to the code point count for pieces in
-  // the Basic Multilingual Plane, i.e. all of USE-Lite's).
-  std::vector<int32_t> piece_utf16_length_;
 };
 
 }  // namespace engram

@@ -1,9 +1,12 @@
 #include "src/embed/use_lite_tokenizer.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -13,6 +16,8 @@
 
 namespace engram {
 namespace {
+
+using ::testing::HasSubstr;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -244,6 +249,72 @@ TEST(UseLiteTokenizerTest, RepeatedPieceKeepsTheLaterId) {
 
 TEST(UseLiteTokenizerTest, ReservedPiecesAreNeverMatched) {
   EXPECT_EQ(SmallTokenizer()->Encode("<s>"), (std::vector<int32_t>{6, 0}));
+}
+
+// Tables used in place (as a model file keeps them) encode as the
+// tokenizer they came from; tables that would lead a lookup outside them
+// are refused, naming what is wrong.
+TEST(UseLiteTokenizerTest, ItsTablesUsedInPlaceEncodeTheSameAndBadOnesAreRefused) {
+  const std::unique_ptr<UseLiteTokenizer> built = SmallTokenizer();
+  const UseLiteTokenizer::Tables& tables = built->GetTables();
+  auto copy = UseLiteTokenizer::FromTables(tables, nullptr);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ((*copy)->VocabSize(), built->VocabSize());
+  for (const std::string text : {"ab", "a\ta", "azbz", "B", "\xEF\xAC\x81 a a", " ", ""}) {
+    EXPECT_EQ((*copy)->Encode(text), built->Encode(text)) << text;
+  }
+
+  // Each case changes one value of a copy of the tables.
+  std::vector<int32_t> lengths(tables.piece_utf16_length.begin(), tables.piece_utf16_length.end());
+  std::vector<int32_t> node_piece(tables.node_piece.begin(), tables.node_piece.end());
+  std::vector<int32_t> root(tables.root_children.begin(), tables.root_children.end());
+  std::vector<UseLiteTokenizer::Edge> edges(tables.edge_table.begin(), tables.edge_table.end());
+  const auto refused = [&](const UseLiteTokenizer::Tables& bad) {
+    auto tokenizer = UseLiteTokenizer::FromTables(bad, nullptr);
+    EXPECT_EQ(tokenizer.status().code(), StatusCode::kCorruption);
+    return tokenizer.status().message();
+  };
+  UseLiteTokenizer::Tables bad = tables;
+  lengths[7] = 0;  // a step back of nothing: the backward pass would not end
+  bad.piece_utf16_length = lengths;
+  EXPECT_THAT(refused(bad), HasSubstr("piece 7: length"));
+
+  bad = tables;
+  node_piece[1] = static_cast<int32_t>(tables.piece_utf16_length.size());
+  bad.node_piece = node_piece;
+  EXPECT_THAT(refused(bad), HasSubstr("node 1: piece or score"));
+
+  bad = tables;
+  root['a'] = static_cast<int32_t>(tables.node_piece.size());
+  bad.root_children = root;
+  EXPECT_THAT(refused(bad), HasSubstr("a root child out of range"));
+
+  bad = tables;
+  const auto used = std::find_if(edges.begin(), edges.end(), [](const UseLiteTokenizer::Edge& e) {
+    return e.key != UseLiteTokenizer::kNoKey;
+  });
+  ASSERT_NE(used, edges.end());
+  used->child = static_cast<int32_t>(tables.node_piece.size());
+  bad.edge_table = edges;
+  EXPECT_THAT(refused(bad), HasSubstr("an edge out of range"));
+
+  // A free slot with a child: a lookup of an absent key would give it.
+  edges.assign(tables.edge_table.begin(), tables.edge_table.end());
+  const auto free = std::find_if(edges.begin(), edges.end(), [](const UseLiteTokenizer::Edge& e) {
+    return e.key == UseLiteTokenizer::kNoKey;
+  });
+  ASSERT_NE(free, edges.end());
+  free->child = 1;
+  bad.edge_table = edges;
+  EXPECT_THAT(refused(bad), HasSubstr("a free edge slot with a child"));
+
+  // A full table: a lookup of an absent key would never end.
+  std::vector<UseLiteTokenizer::Edge> full(16, UseLiteTokenizer::Edge{256, 1});
+  bad = tables;
+  bad.edge_table = full;
+  EXPECT_THAT(refused(bad), HasSubstr("no free slot"));
+  bad.edge_table = std::span(full).first(12);
+  EXPECT_THAT(refused(bad), HasSubstr("an edge table of 12 slots"));
 }
 
 TEST(UseLiteTokenizerTest, ParsesVocabJsonWithNullScores) {
