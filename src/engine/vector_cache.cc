@@ -314,10 +314,10 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
   };
   if (snapshot.rows == 0) return false;
   if (snapshot.origin.space_created_at != version.space_created_at) return another_store();
-  if (snapshot.origin.removed != version.removed) return false;
-  // Nothing removed since: the last label must be there with its fact and
-  // vector (as the index keeps it, normalised), else the store is another
-  // one, whose space a clock gave the same creation time.
+  // The snapshot's last label, with the labels added after it; it must be
+  // there with its fact and vector (as the index keeps it, normalised),
+  // else the store is another one, whose space a clock gave the same
+  // creation time, or the label is gone, which no longer tells.
   const size_t last = snapshot.rows - 1;
   const int64_t last_label = snapshot.labels[last];
   ENGRAM_ASSIGN_OR_RETURN(std::vector<VectorRef> refs,
@@ -335,7 +335,15 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
                       std::equal(normalized.begin(), normalized.end(), mapped.begin());
       }));
   if (!same_vector) return another_store();
+  if (snapshot.origin.removed != version.removed) {
+    // A vector went since: brought in step by label, and written again
+    // after, else every next process would read every label as this one.
+    entry->since_snapshot = SIZE_MAX;
+    return false;
+  }
 
+  // Nothing removed since: the rows are the scope's vectors up to the last
+  // label, and `refs` after it those added since.
   entry->fact_of_label.reserve(snapshot.rows + refs.size());
   entry->label_of_fact.reserve(snapshot.rows + refs.size());
   for (size_t row = 0; row < snapshot.rows; ++row) {
@@ -343,7 +351,7 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
     entry->label_of_fact[snapshot.fact_rowids[row]] = snapshot.labels[row];
   }
   entry->last_label = last_label;
-  refs.erase(refs.begin());  // the rest were added since
+  refs.erase(refs.begin());
   ENGRAM_ASSIGN_OR_RETURN(const bool synced, AddRefs(store, scope, version, refs, entry, warnings));
   if (!synced) {
     entry->fact_of_label.clear();

@@ -42,8 +42,11 @@
 // nothing since, the first sync reads only the snapshot's last label and
 // vector (to confirm them) and those added after it, as a later sync would
 // (ResumeFromSnapshot); otherwise it brings the snapshot in step by label
-// like any stale index. It is written after a first use that had none, and
-// again once the scope has changed by more than a 32nd of its size since.
+// like any stale index. It is written after a first use that had none,
+// again once the scope has changed by more than a 32nd of its size since,
+// and after a first use that could not resume from it because a vector was
+// removed since it was written (one write, which the next process's
+// reading of every label would cost about five times over).
 // Labels are vector ids, which the store never reuses, so a label in both
 // the snapshot and the store is the same vector. A snapshot that does not
 // read is rebuilt, with a warning (unwarned when it is only of an older
@@ -211,16 +214,17 @@ class VectorCache {
   Result<bool> AddRefs(VectorStore* store, const std::string& scope, const VectorsVersion& version,
                        const std::vector<VectorRef>& added, ScopeIndex* entry,
                        std::vector<std::string>* warnings);
-  // The first sync of a scope whose `snapshot` entry->index maps: when the
-  // snapshot was read from this space (its origin's space_created_at) at
-  // `version`'s removed count, no vector of the scope has gone since, so
-  // its rows are still the scope's vectors up to its last label; the store
-  // confirms that label, its fact and its vector and gives the labels added
-  // after it, and those are loaded as SyncAdded loads them. False when it
-  // does not serve: the mapped index stays for SyncAllLabels to compare
-  // label by label when only `removed` moved, and is dropped when the
-  // snapshot was read from another store made at the same place (another
-  // creation time, or the last label there with another fact or vector).
+  // The first sync of a scope whose `snapshot` entry->index maps. The
+  // store must hold its last label with the same fact and vector (else the
+  // snapshot was read from another store made at the same place, or that
+  // label is gone: it is dropped) in the space it was read from (its
+  // origin's space_created_at). Then, when `version` has removed nothing
+  // since (its origin's removed), the rows are still the scope's vectors up
+  // to the last label, and the labels the store gives after it (in the
+  // same read) are loaded as SyncAdded loads them. False when it does not
+  // serve: the mapped index stays for SyncAllLabels to compare label by
+  // label when only `removed` moved (and the snapshot is written again
+  // after, for the next process to resume from), and is dropped otherwise.
   Result<bool> ResumeFromSnapshot(VectorStore* store, const std::string& scope,
                                   const VectorsVersion& version, const FlatSnapshot& snapshot,
                                   ScopeIndex* entry, std::vector<std::string>* warnings);

@@ -257,8 +257,9 @@ TEST_F(VectorCacheTest, ASyncReadsOnlyWhatWasAddedUntilSomethingIsRemoved) {
 // A first sync from a flat snapshot (flat_snapshots, as a one-shot process
 // keeps them) reads only the snapshot's last label and vector, to confirm
 // them, and what was added since; every label once a vector was removed
-// since, or when the store is another one made again at the same place,
-// even with the same labels, facts and space creation time.
+// since (and then writes the snapshot again), or when the store is another
+// one made again at the same place, even with the same labels, facts and
+// space creation time.
 TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
   VectorOptions options = Options(0);
   options.hnsw_threshold = std::numeric_limits<size_t>::max();
@@ -323,22 +324,30 @@ TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
   }
   ASSERT_TRUE(engine->Forget(forget).ok());
   const FirstSync removed = first_sync(content_of(7));
-  EXPECT_EQ(removed.refs, facts + 2);
-  EXPECT_EQ(removed.vectors, 3u) << "the three added since the snapshot";
+  EXPECT_EQ(removed.refs, 4 + facts + 2) << "the last label and those after it, then all";
+  EXPECT_EQ(removed.vectors, 4u) << "the last label's, then the three added since";
   EXPECT_EQ(std::count(removed.hits.begin(), removed.hits.end(), forgotten), 0);
+  // That sync wrote the snapshot again: the next resumes from it.
+  const FirstSync after_removal = first_sync(content_of(7));
+  EXPECT_EQ(after_removal.refs, 1u);
+  EXPECT_EQ(after_removal.vectors, 1u);
+  EXPECT_EQ(after_removal.hits, removed.hits);
 
   // The store made again at the same place, the snapshot left beside it:
-  // the same labels, facts and space creation time, other vectors.
+  // the same labels, facts and space creation time, other vectors, and
+  // none removed.
   engine.reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(DbPath() + suffix);
   engine = OpenEngine(0, clock);
-  AddFacts(*engine, 50000, facts);
-  const FirstSync other = first_sync(content_of(50000 + facts - 1));
+  const size_t again_facts = facts + 3;
+  AddFacts(*engine, 50000, again_facts);
+  const std::string newest = content_of(50000 + again_facts - 1);
+  const FirstSync other = first_sync(newest);
   EXPECT_EQ(other.refs, 1u) << "the last label, confirmed";
-  EXPECT_EQ(other.vectors, 1 + facts) << "its vector, not confirmed: then every vector";
-  EXPECT_EQ(other.hits.front(), rowid_of(content_of(50000 + facts - 1)));
+  EXPECT_EQ(other.vectors, 1 + again_facts) << "its vector, not confirmed: then every vector";
+  EXPECT_EQ(other.hits.front(), rowid_of(newest));
   // The snapshot written again for this store serves the next process.
-  const FirstSync again = first_sync(content_of(50000 + facts - 1));
+  const FirstSync again = first_sync(newest);
   EXPECT_EQ(again.refs, 1u);
   EXPECT_EQ(again.vectors, 1u);
   EXPECT_EQ(again.hits, other.hits);
