@@ -297,6 +297,7 @@ TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
 
   const FirstSync written = first_sync(content_of(7));
   EXPECT_EQ(written.vectors, facts) << "no snapshot yet: every vector read, then written";
+  ASSERT_FALSE(written.hits.empty());
   EXPECT_EQ(written.hits.front(), rowid_of(content_of(7)));
   const FirstSync resumed = first_sync(content_of(7));
   EXPECT_EQ(resumed.refs, 1u);
@@ -309,6 +310,7 @@ TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
   const FirstSync added = first_sync(content_of(facts + 2));
   EXPECT_EQ(added.refs, 4u);
   EXPECT_EQ(added.vectors, 4u);
+  ASSERT_FALSE(added.hits.empty());
   EXPECT_EQ(added.hits.front(), rowid_of(content_of(facts + 2)));
 
   // One forgotten: every label read and compared, the forgotten one gone.
@@ -334,8 +336,10 @@ TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
   EXPECT_EQ(after_removal.hits, removed.hits);
 
   // The store made again at the same place, the snapshot left beside it:
-  // the same labels, facts and space creation time, other vectors, and
-  // none removed.
+  // the same labels, facts and space creation time, other vectors. Its
+  // removed count differs from the snapshot's, which alone would have the
+  // snapshot compared label by label, keeping the old store's vectors under
+  // the new store's labels; its last vector tells the stores apart.
   engine.reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(DbPath() + suffix);
   engine = OpenEngine(0, clock);
@@ -345,6 +349,7 @@ TEST_F(VectorCacheTest, AFirstSyncFromASnapshotReadsOnlyWhatWasAddedSinceIt) {
   const FirstSync other = first_sync(newest);
   EXPECT_EQ(other.refs, 1u) << "the last label, confirmed";
   EXPECT_EQ(other.vectors, 1 + again_facts) << "its vector, not confirmed: then every vector";
+  ASSERT_FALSE(other.hits.empty());
   EXPECT_EQ(other.hits.front(), rowid_of(newest));
   // The snapshot written again for this store serves the next process.
   const FirstSync again = first_sync(newest);
