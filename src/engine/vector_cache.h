@@ -41,12 +41,14 @@
 // at; when the store's space is the one it was read from and has removed
 // nothing since, the first sync reads only the snapshot's last label and
 // vector (to confirm them) and those added after it, as a later sync would
-// (ResumeFromSnapshot); otherwise it brings the snapshot in step by label
-// like any stale index. It is written after a first use that had none,
+// (ResumeFromSnapshot); when a vector was removed since, it brings the
+// snapshot in step by label like any stale index; and it drops one read
+// from another store made again at the same place (another space creation
+// time, or another last vector). It is written after a first use that had none,
 // again once the scope has changed by more than a 32nd of its size since,
 // and after a first use that could not resume from it because a vector was
-// removed since it was written (one write, which the next process's
-// reading of every label would cost about five times over).
+// removed since it was written (one write of the file, against every next
+// process reading every label).
 // Labels are vector ids, which the store never reuses, so a label in both
 // the snapshot and the store is the same vector. A snapshot that does not
 // read is rebuilt, with a warning (unwarned when it is only of an older
