@@ -105,8 +105,8 @@ Result<std::unique_ptr<UseLiteTokenizer>> UseLiteTokenizer::FromPieces(std::vect
 
   // The edges go straight into a table with room for every byte to be an
   // edge of its own, and then into one sized for the edges there are, as
-  // lookups want it: no map of its own, which cost more than the rest of
-  // loading the model.
+  // lookups want it. (A model file keeps the result, so this runs when a
+  // model is converted or fully checked, not when one is loaded.)
   tokenizer->root_children_.assign(256, -1);
   tokenizer->node_piece_.push_back(-1);  // the root
   tokenizer->node_score_.push_back(0.0);

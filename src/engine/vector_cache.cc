@@ -344,20 +344,16 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
 
   // Nothing removed since: the rows are the scope's vectors up to the last
   // label, and `refs` after it those added since.
+  // When the adds would cross the HNSW threshold (AddRefs is false),
+  // SyncAllLabels sets these maps again from every label.
   entry->fact_of_label.reserve(snapshot.rows + refs.size());
   entry->label_of_fact.reserve(snapshot.rows + refs.size());
   for (size_t row = 0; row < snapshot.rows; ++row) {
-    entry->fact_of_label[snapshot.labels[row]] = snapshot.fact_rowids[row];
-    entry->label_of_fact[snapshot.fact_rowids[row]] = snapshot.labels[row];
+    AddLabel(snapshot.labels[row], snapshot.fact_rowids[row], entry);
   }
   entry->last_label = last_label;
   refs.erase(refs.begin());
-  ENGRAM_ASSIGN_OR_RETURN(const bool synced, AddRefs(store, scope, version, refs, entry, warnings));
-  if (!synced) {
-    entry->fact_of_label.clear();
-    entry->label_of_fact.clear();
-  }
-  return synced;
+  return AddRefs(store, scope, version, refs, entry, warnings);
 }
 
 Result<bool> VectorCache::SyncAdded(VectorStore* store, const std::string& scope,
@@ -515,10 +511,13 @@ void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entr
 
 void VectorCache::AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
   for (const VectorRef& r : refs) {
-    if (entry->unusable.count(r.vector_id)) continue;
-    entry->fact_of_label[r.vector_id] = r.fact_rowid;
-    entry->label_of_fact[r.fact_rowid] = r.vector_id;
+    if (!entry->unusable.count(r.vector_id)) AddLabel(r.vector_id, r.fact_rowid, entry);
   }
+}
+
+void VectorCache::AddLabel(int64_t label, int64_t fact_rowid, ScopeIndex* entry) {
+  entry->fact_of_label[label] = fact_rowid;
+  entry->label_of_fact[fact_rowid] = label;
 }
 
 Result<std::vector<VectorHit>> VectorCache::View::Search(

@@ -264,6 +264,8 @@ class VectorCache {
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
   // Adds `refs` to the label <-> fact maps, but those left out as unusable.
   static void AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
+  // Adds one label and its fact to the label <-> fact maps.
+  static void AddLabel(int64_t label, int64_t fact_rowid, ScopeIndex* entry);
   // The scope's file in index_dir_ with `extension`: its HNSW index
   // (".hnsw") or its flat snapshot (".flat").
   std::string ScopeFile(const std::string& scope, const char* extension) const;
