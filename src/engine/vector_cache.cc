@@ -138,11 +138,7 @@ void VectorCache::WriteSnapshotIfDue(const std::string& scope, const VectorsVers
   // store, a full disk) leaves the next process to read SQLite, unwarned.
   Status saved = CreatePrivateDirectories(index_dir_);
   if (saved.ok()) {
-    const auto fact_of = [entry](int64_t label) -> std::optional<int64_t> {
-      const auto found = entry->fact_of_label.find(label);
-      if (found == entry->fact_of_label.end()) return std::nullopt;
-      return found->second;
-    };
+    const auto fact_of = [entry](int64_t label) { return entry->labels.FactOf(label); };
     saved = SaveFlatSnapshot(*entry->index, fact_of, ScopeFile(scope, ".flat"), Stamp(scope),
                              FlatSnapshotOrigin{version.space_created_at, version.removed});
   }
@@ -345,12 +341,12 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
   // Nothing removed since: the rows are the scope's vectors up to the last
   // label, and `refs` after it those added since.
   // When the adds would cross the HNSW threshold (AddRefs is false),
-  // SyncAllLabels sets these maps again from every label.
-  entry->fact_of_label.reserve(snapshot.rows + refs.size());
-  entry->label_of_fact.reserve(snapshot.rows + refs.size());
+  // SyncAllLabels sets entry->labels again from every label.
+  entry->labels.Reserve(snapshot.rows + refs.size());
   for (size_t row = 0; row < snapshot.rows; ++row) {
-    AddLabel(snapshot.labels[row], snapshot.fact_rowids[row], entry);
+    entry->labels.Add(snapshot.labels[row], snapshot.fact_rowids[row]);
   }
+  entry->labels.Seal();
   entry->last_label = last_label;
   refs.erase(refs.begin());
   return AddRefs(store, scope, version, refs, entry, warnings);
@@ -369,7 +365,7 @@ Result<bool> VectorCache::AddRefs(VectorStore* store, const std::string& scope,
                                   const std::vector<VectorRef>& added, ScopeIndex* entry,
                                   std::vector<std::string>* warnings) {
   if (added.empty()) return true;
-  const size_t size = entry->fact_of_label.size() + entry->unusable.size() + added.size();
+  const size_t size = entry->labels.size() + entry->unusable.size() + added.size();
   if (!entry->hnsw && size >= HnswThreshold()) return false;
   std::vector<int64_t> ids;
   ids.reserve(added.size());
@@ -502,22 +498,16 @@ void VectorCache::SaveChanged(const std::string& scope, const ScopeIndex& entry,
 }
 
 void VectorCache::SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
-  entry->fact_of_label.clear();
-  entry->label_of_fact.clear();
-  entry->fact_of_label.reserve(refs.size());
-  entry->label_of_fact.reserve(refs.size());
+  entry->labels.Clear();
+  entry->labels.Reserve(refs.size());
   AddLabels(refs, entry);
 }
 
 void VectorCache::AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry) {
   for (const VectorRef& r : refs) {
-    if (!entry->unusable.count(r.vector_id)) AddLabel(r.vector_id, r.fact_rowid, entry);
+    if (!entry->unusable.count(r.vector_id)) entry->labels.Add(r.vector_id, r.fact_rowid);
   }
-}
-
-void VectorCache::AddLabel(int64_t label, int64_t fact_rowid, ScopeIndex* entry) {
-  entry->fact_of_label[label] = fact_rowid;
-  entry->label_of_fact[fact_rowid] = label;
+  entry->labels.Seal();
 }
 
 Result<std::vector<VectorHit>> VectorCache::View::Search(
@@ -537,18 +527,19 @@ Result<std::vector<VectorHit>> VectorCache::View::Search(
     labels.clear();
     for (size_t i = 0; i < score.size(); ++i) {
       if (score[i].scope != scope) continue;
-      const auto label = entry.label_of_fact.find(score[i].fact_rowid);
-      if (label == entry.label_of_fact.end()) continue;
+      const std::optional<int64_t> label = entry.labels.LabelOf(score[i].fact_rowid);
+      if (!label) continue;
       asked.push_back(i);
-      labels.push_back(label->second);
+      labels.push_back(*label);
     }
     ENGRAM_ASSIGN_OR_RETURN(
         std::vector<ScoredLabel> found,
         entry.index->SearchAndScore(query, k, static_cast<float>(min_cosine), labels, &scored));
     for (size_t j = 0; j < asked.size(); ++j) (*cosines)[asked[j]] = scored[j];
     for (const ScoredLabel& s : found) {
-      const auto fact = entry.fact_of_label.find(s.label);
-      if (fact != entry.fact_of_label.end()) hits.push_back(VectorHit{fact->second, s.score});
+      if (const std::optional<int64_t> fact = entry.labels.FactOf(s.label)) {
+        hits.push_back(VectorHit{*fact, s.score});
+      }
     }
   }
   std::sort(hits.begin(), hits.end(), [](const VectorHit& a, const VectorHit& b) {
@@ -586,9 +577,9 @@ std::vector<std::vector<float>> VectorCache::View::Vectors(std::span<const FactK
 const VectorIndex* VectorCache::View::IndexOf(const FactKey& key, int64_t* label) const {
   const auto it = cache_->scopes_.find(std::string(key.scope));
   if (it == cache_->scopes_.end() || !it->second.index) return nullptr;
-  const auto found = it->second.label_of_fact.find(key.fact_rowid);
-  if (found == it->second.label_of_fact.end()) return nullptr;
-  *label = found->second;
+  const std::optional<int64_t> found = it->second.labels.LabelOf(key.fact_rowid);
+  if (!found) return nullptr;
+  *label = *found;
   return it->second.index.get();
 }
 

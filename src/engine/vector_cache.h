@@ -71,7 +71,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -80,6 +79,7 @@
 #include "engram/status.h"
 #include "src/common/rw_lock.h"
 #include "src/engine/index_saver.h"
+#include "src/engine/label_map.h"
 #include "src/store/vector_store.h"
 #include "src/vindex/flat_index.h"
 #include "src/vindex/flat_snapshot.h"
@@ -174,8 +174,7 @@ class VectorCache {
   struct ScopeIndex {
     std::unique_ptr<VectorIndex> index;
     bool hnsw = false;
-    std::unordered_map<int64_t, int64_t> fact_of_label;
-    std::unordered_map<int64_t, int64_t> label_of_fact;
+    LabelMap labels;                               // label <-> fact, sealed between syncs
     std::optional<VectorsVersion> synced_version;  // none: never synced
     uint64_t synced_epoch = 0;                     // dirty_epoch_ when last synced; 0 = never
     // Stored vectors no index can take (a NaN or an infinity, a zero
@@ -260,12 +259,10 @@ class VectorCache {
   // caller holds mutex_.
   bool NeedsSync(const std::vector<std::string>& scopes,
                  const std::vector<VectorsVersion>& versions, uint64_t epoch) const;
-  // Rebuilds the label <-> fact maps from `refs`.
+  // Sets entry->labels to `refs`.
   static void SetLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
-  // Adds `refs` to the label <-> fact maps, but those left out as unusable.
+  // Adds `refs` to entry->labels, but those left out as unusable.
   static void AddLabels(const std::vector<VectorRef>& refs, ScopeIndex* entry);
-  // Adds one label and its fact to the label <-> fact maps.
-  static void AddLabel(int64_t label, int64_t fact_rowid, ScopeIndex* entry);
   // The scope's file in index_dir_ with `extension`: its HNSW index
   // (".hnsw") or its flat snapshot (".flat").
   std::string ScopeFile(const std::string& scope, const char* extension) const;
