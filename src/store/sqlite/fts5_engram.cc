@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -44,22 +45,29 @@ void TermFrequencies(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_cont
                      sqlite3_value**) {
   const int phrases = api->xPhraseCount(fts);
   const int columns = api->xColumnCount(fts);
-  std::vector<int32_t> counts(static_cast<size_t>(phrases) * static_cast<size_t>(columns), 0);
-  int instances = 0;
-  int rc = api->xInstCount(fts, &instances);
-  for (int i = 0; rc == SQLITE_OK && i < instances; ++i) {
-    int phrase = 0, column = 0, offset = 0;
-    rc = api->xInst(fts, i, &phrase, &column, &offset);
-    if (rc == SQLITE_OK)
-      ++counts[static_cast<size_t>(phrase) * static_cast<size_t>(columns) +
-               static_cast<size_t>(column)];
+  // Counted a phrase at a time: xPhraseFirst/xPhraseNext read one phrase's
+  // positions in the row, where xInst first merges every phrase's into
+  // one sorted array of the row's instances. Rows of many columns x
+  // phrases count on the heap.
+  constexpr size_t kOnStack = 256;
+  const size_t n = static_cast<size_t>(phrases) * static_cast<size_t>(columns);
+  int32_t on_stack[kOnStack];
+  std::vector<int32_t> on_heap(n > kOnStack ? n : 0);
+  int32_t* counts = n > kOnStack ? on_heap.data() : on_stack;
+  std::fill(counts, counts + n, 0);
+  for (int phrase = 0; phrase < phrases; ++phrase) {
+    Fts5PhraseIter it;
+    int column = -1, offset = 0;
+    const int rc = api->xPhraseFirst(fts, phrase, &it, &column, &offset);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    for (; column >= 0; api->xPhraseNext(fts, &it, &column, &offset)) {
+      if (column < columns) ++counts[static_cast<size_t>(phrase * columns + column)];
+    }
   }
-  if (rc != SQLITE_OK) {
-    sqlite3_result_error_code(ctx, rc);
-    return;
-  }
-  sqlite3_result_blob(ctx, counts.data(), static_cast<int>(counts.size() * sizeof(int32_t)),
-                      SQLITE_TRANSIENT);
+  sqlite3_result_blob(ctx, counts, static_cast<int>(n * sizeof(int32_t)), SQLITE_TRANSIENT);
 }
 
 fts5_api* Fts5Api(sqlite3* db) {
