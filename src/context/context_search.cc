@@ -41,7 +41,7 @@ Status RankChunks(ChunkStore& store, const std::vector<int64_t>& attachment_ids,
     const auto [it, added] = index_of.emplace(rowid, candidates.size());
     if (added) {
       rowids.push_back(rowid);
-      candidates.push_back(FusionCandidate{RowKey(rowid), "", std::nullopt, std::nullopt, 0.0});
+      candidates.emplace_back();
     }
     return candidates[it->second];
   };
@@ -75,6 +75,12 @@ Status RankChunks(ChunkStore& store, const std::vector<int64_t>& attachment_ids,
     }
   }
 
+  std::vector<std::string> keys;
+  keys.reserve(rowids.size());  // the candidates view them
+  for (size_t i = 0; i < rowids.size(); ++i) {
+    keys.push_back(RowKey(rowids[i]));
+    candidates[i].id = keys.back();
+  }
   const FusionResult fused =
       Fuse(candidates, FusionMode::kBlended, BlendWithoutTemporal(options.weights));
   response->candidates = candidates.size();

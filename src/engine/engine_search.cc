@@ -510,14 +510,10 @@ void RankCandidates(SearchState* s, SearchResponse* response) {
   const Timestamp now = s->visibility.now;
   std::vector<FusionCandidate> candidates;
   candidates.reserve(s->gathered.size());
-  for (const Gathered& g : s->gathered) {
-    FusionCandidate c;
-    c.id = g.id;
-    c.scope = g.scope;
-    c.lexical = g.lexical;
-    c.semantic = g.semantic;
-    c.temporal = TemporalScore(g.access_count, g.last_accessed, now, s->opts.temporal);
-    candidates.push_back(std::move(c));
+  for (const Gathered& g : s->gathered) {  // viewed by the candidates until fused
+    candidates.push_back(
+        FusionCandidate{g.id, g.scope, g.lexical, g.semantic,
+                        TemporalScore(g.access_count, g.last_accessed, now, s->opts.temporal)});
   }
   response->candidates = candidates.size();
   FusionOptions fusion = s->opts.fusion;

@@ -24,6 +24,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/explain.h"
@@ -31,9 +32,11 @@
 
 namespace engram {
 
+// id and scope view the caller's strings, which must outlive the Fuse call
+// (fusion returns indexes into its input, not copies).
 struct FusionCandidate {
-  std::string id;  // tie-break key, then scope
-  std::string scope;
+  std::string_view id;  // tie-break key, then scope
+  std::string_view scope;
   std::optional<double> lexical;   // BM25, when the fact matched a term
   std::optional<double> semantic;  // cosine, when the fact has a vector
   double temporal = 0.0;           // always present

@@ -2,12 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace engram {
 namespace {
 
-FusionCandidate Make(std::string id, std::optional<double> lex, double temporal) {
+FusionCandidate Make(std::string_view id, std::optional<double> lex, double temporal) {
   FusionCandidate c;
-  c.id = std::move(id);
+  c.id = id;
   c.lexical = lex;
   c.temporal = temporal;
   return c;
@@ -96,10 +100,13 @@ TEST(FusionTest, TemporalAboveOneIsScaledByTheLargest) {
 // leaves the rest out of order; asked for no signal ranks, it leaves them 0
 // except under rrf, which scores by them.
 TEST(FusionTest, NeedsBoundTheOrderAndTheSignalRanks) {
+  std::vector<std::string> ids;
+  ids.reserve(200);  // the candidates view them
   std::vector<FusionCandidate> in;
   for (int i = 0; i < 200; ++i) {
     // Scores with ties (i % 37), so the id tie-break takes part.
-    in.push_back(Make("f" + std::to_string(i), 1.0 + (i * 7919) % 37, (i % 5) * 0.1));
+    ids.push_back("f" + std::to_string(i));
+    in.push_back(Make(ids.back(), 1.0 + (i * 7919) % 37, (i % 5) * 0.1));
   }
   const FusionResult whole = Fuse(in, FusionMode::kBlended, {});
   FusionNeeds needs;
