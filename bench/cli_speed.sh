@@ -43,7 +43,9 @@ install_model "$converter" "$ENGRAM_HOME/models" || exit 1
 python3 bench/make_facts.py "$dataset/corpus.jsonl" docs "$work/docs.jsonl"
 python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts10k.jsonl"
 
-now() { date +%s.%N; }
+# Times are bash's own clock, "${EPOCHREALTIME/,/.}" (seconds, a point
+# whatever the locale): `$(date ...)` would put a subshell and a `date`
+# process, about a millisecond, into every interval it closes.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 p95() { sort -g | awk '{a[NR]=$1} END {print a[int(NR*0.95)]}'; }
 elapsed() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { print (b - a) * s }'; }
@@ -51,18 +53,18 @@ elapsed() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { print (b - a) * s }'; }
 import_times=()
 for _ in $(seq "$runs"); do
   rm -f "$work"/import.db*
-  t0=$(now)
+  t0="${EPOCHREALTIME/,/.}"
   ENGRAM_EMBED_PROVIDER=null "$engram" --db "$work/import.db" import "$work/docs.jsonl" >/dev/null
-  t1=$(now)
+  t1="${EPOCHREALTIME/,/.}"
   import_times+=("$(elapsed "$t0" "$t1" 1)")
 done
 import_median=$(printf '%s\n' "${import_times[@]}" | median)
 docs=$(wc -l < "$work/docs.jsonl")
 
 facts=$(wc -l < "$work/facts10k.jsonl")
-t0=$(now)
+t0="${EPOCHREALTIME/,/.}"
 "$engram" --db "$work/search.db" import "$work/facts10k.jsonl" > "$work/embed_import.txt"
-t1=$(now)
+t1="${EPOCHREALTIME/,/.}"
 embed_import=$(elapsed "$t0" "$t1" 1)
 # "imported N new, M merged, embedded E": every new fact must be embedded.
 added=$(sed -n 's/^imported \([0-9]*\) new.*/\1/p' "$work/embed_import.txt")
@@ -109,11 +111,11 @@ server_times=()
 server_lexical_times=()
 for _ in $(seq "$runs"); do
   for q in "${queries[@]}"; do
-    t0=$(now)
+    t0="${EPOCHREALTIME/,/.}"
     "$engram" --db "$work/search.db" search "$q" -k 10 >/dev/null
-    t1=$(now)
+    t1="${EPOCHREALTIME/,/.}"
     "$engram" --db "$work/search.db" search "$q" -k 10 --mode lexical >/dev/null
-    t2=$(now)
+    t2="${EPOCHREALTIME/,/.}"
     search_times+=("$(elapsed "$t0" "$t1" 1000)")
     lexical_times+=("$(elapsed "$t1" "$t2" 1000)")
   done
