@@ -9,8 +9,8 @@
 // labels over time (a vector replaced), and the latest added wins, as
 // assignments to two hash maps would. Against two std::unordered_maps it
 // keeps 32 bytes a label instead of about 80, in two blocks instead of a
-// node each, which a process that maps a scope's snapshot for one search
-// fills without a page fault a node.
+// node each: a one-shot process that resumes a scope from its snapshot
+// fills them in one pass and frees them at once.
 //
 // Thread-safety: none. The vector cache changes it only while no View
 // exists and reads it from any number of Views.
