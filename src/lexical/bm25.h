@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "engram/options.h"
@@ -28,12 +30,24 @@ double Bm25Idf(int64_t n_docs, int64_t doc_freq);
 double Bm25Saturation(double tf, double field_len, double avg_field_len,
                       const Bm25Options& options);
 
-// One document that matched a query: each query term's frequency in each
-// field, tf[term * fields + field], and each field's length in analysed
-// terms.
-struct Bm25Match {
+// The documents that matched a query, in two flat arrays (one allocation
+// each, not two per document): document i's frequency of query term t in
+// field f is tf[(i * terms + t) * fields + f], and its length of field f
+// in analysed terms field_len[i * fields + f].
+struct Bm25Matches {
+  Bm25Matches(size_t n_terms, size_t n_fields) : terms(n_terms), fields(n_fields) {}
+  size_t terms;
+  size_t fields;
   std::vector<int32_t> tf;
   std::vector<double> field_len;
+
+  size_t size() const { return fields == 0 ? 0 : field_len.size() / fields; }
+  // Room for `n` documents.
+  void Reserve(size_t n);
+  // Appends a document with the field lengths `lengths` (one per field)
+  // and returns its term frequencies, zero, for the caller to fill; valid
+  // until the next Add.
+  std::span<int32_t> Add(std::initializer_list<double> lengths);
 };
 
 // The collection a query is scored against, field by field.
@@ -47,11 +61,11 @@ struct Bm25Collection {
 // weight (`term_weights`, one per query term) times idf times the weighted
 // sum of the fields' saturations. Document frequencies are counted over
 // `matches`, which must therefore be every document of the collection
-// holding any of the terms. `matched` (when given)
+// holding any of the terms; matches.terms is term_weights.size() and
+// matches.fields collection.field_weight.size(). `matched` (when given)
 // receives, per match, the terms it holds in first-to-last order;
 // `doc_freq` (when given) each term's document frequency.
-std::vector<double> Bm25Scores(const std::vector<Bm25Match>& matches,
-                               const std::vector<double>& term_weights,
+std::vector<double> Bm25Scores(const Bm25Matches& matches, const std::vector<double>& term_weights,
                                const Bm25Collection& collection, const Bm25Options& options,
                                std::vector<std::vector<size_t>>* matched,
                                std::vector<int64_t>* doc_freq_out = nullptr);

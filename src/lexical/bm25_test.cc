@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
+#include <span>
+#include <vector>
 
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/fact_store.h"
@@ -29,6 +32,35 @@ TEST(Bm25Test, SaturationFollowsK1AndB) {
   EXPECT_EQ(Bm25Saturation(0, 2, 3, o), 0.0);
   o.b = 0;  // no length normalisation
   EXPECT_NEAR(Bm25Saturation(1, 100, 3, o), 1.0, 1e-12);
+}
+
+// Two documents, two terms, two fields (content, tags), laid out flat:
+// each document's counts [term][field] after its lengths.
+TEST(Bm25Test, FlatMatchesScoreEachDocumentByItsOwnCountsAndLengths) {
+  Bm25Matches matches(/*n_terms=*/2, /*n_fields=*/2);
+  std::span<int32_t> first = matches.Add({4, 1});
+  ASSERT_EQ(first.size(), 4U);
+  EXPECT_EQ(first[0] + first[1] + first[2] + first[3], 0);
+  first[0] = 2;  // term 0 twice in content
+  first[3] = 1;  // term 1 once in tags
+  std::span<int32_t> second = matches.Add({2, 0});
+  second[2] = 1;  // term 1 once in content
+  ASSERT_EQ(matches.size(), 2U);
+
+  const Bm25Options o;
+  const Bm25Collection collection{10, {3.0, 0.5}, {1.0, 0.5}};
+  std::vector<std::vector<size_t>> matched;
+  std::vector<int64_t> doc_freq;
+  const std::vector<double> scores =
+      Bm25Scores(matches, {1.0, 2.0}, collection, o, &matched, &doc_freq);
+  EXPECT_EQ(doc_freq, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(matched, (std::vector<std::vector<size_t>>{{0, 1}, {1}}));
+  const double idf0 = Bm25Idf(10, 1);
+  const double idf1 = Bm25Idf(10, 2);
+  ASSERT_EQ(scores.size(), 2U);
+  EXPECT_DOUBLE_EQ(scores[0], 1.0 * idf0 * Bm25Saturation(2, 4, 3.0, o) +
+                                  2.0 * idf1 * 0.5 * Bm25Saturation(1, 1, 0.5, o));
+  EXPECT_DOUBLE_EQ(scores[1], 2.0 * idf1 * Bm25Saturation(1, 2, 3.0, o));
 }
 
 class Bm25CorpusTest : public ::testing::Test {

@@ -11,9 +11,8 @@
 
 namespace engram {
 
-std::vector<int32_t> FoldPhraseFrequencies(const std::vector<int32_t>& by_phrase,
-                                           const QueryPhrases& phrases, size_t n_fields) {
-  std::vector<int32_t> by_term(phrases.of_term.size() * n_fields, 0);
+void FoldPhraseFrequencies(std::span<const int32_t> by_phrase, const QueryPhrases& phrases,
+                           size_t n_fields, std::span<int32_t> by_term) {
   for (size_t t = 0; t < phrases.of_term.size(); ++t) {
     for (const size_t p : phrases.of_term[t]) {
       for (size_t f = 0; f < n_fields; ++f) {
@@ -21,7 +20,6 @@ std::vector<int32_t> FoldPhraseFrequencies(const std::vector<int32_t>& by_phrase
       }
     }
   }
-  return by_term;
 }
 
 std::vector<std::string> LexicalQuery::Terms() const {
@@ -216,14 +214,13 @@ Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQue
       std::vector<FullTextMatch> found,
       store.MatchFullText(phrases.phrases, options.tag_boost <= 0, scopes, visibility));
   constexpr size_t kFields = 2;  // content, tags
-  std::vector<Bm25Match> matches;
-  matches.reserve(found.size());
+  Bm25Matches matches(query.terms.size(), kFields);
+  matches.Reserve(found.size());
   out.reserve(found.size());
   for (FullTextMatch& f : found) {
-    Bm25Match m;
-    m.tf = FoldPhraseFrequencies(f.tf, phrases, kFields);
-    m.field_len = {static_cast<double>(f.content_terms), static_cast<double>(f.tags_terms)};
-    matches.push_back(std::move(m));
+    FoldPhraseFrequencies(
+        f.tf, phrases, kFields,
+        matches.Add({static_cast<double>(f.content_terms), static_cast<double>(f.tags_terms)}));
     LexicalHit& hit = out.emplace_back();
     hit.rowid = f.rowid;
     hit.id = std::move(f.id);
@@ -255,12 +252,11 @@ Result<std::vector<ChunkLexicalHit>> SearchChunksLexical(ChunkStore& store,
   const QueryPhrases phrases = PhrasesOf(query);
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkTextMatch> found,
                           store.MatchText(phrases.phrases, attachment_ids));
-  std::vector<Bm25Match> matches;
-  matches.reserve(found.size());
+  Bm25Matches matches(query.terms.size(), 1);
+  matches.Reserve(found.size());
   out.reserve(found.size());
   for (const ChunkTextMatch& f : found) {
-    matches.push_back(
-        Bm25Match{FoldPhraseFrequencies(f.tf, phrases, 1), {static_cast<double>(f.terms)}});
+    FoldPhraseFrequencies(f.tf, phrases, 1, matches.Add({static_cast<double>(f.terms)}));
     out.push_back(ChunkLexicalHit{f.rowid, 0.0});
   }
   const Bm25Collection collection{

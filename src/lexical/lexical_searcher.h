@@ -13,6 +13,7 @@
 #define ENGRAM_SRC_LEXICAL_LEXICAL_SEARCHER_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,11 +110,11 @@ int64_t CountTagTerms(const std::vector<std::string>& tags);
 // What the index records of a fact's text (FactTextCounts).
 FactTextCounts CountFactText(std::string_view content, const std::vector<std::string>& tags);
 
-// Counts [phrase][field] of `phrases` (FullTextMatch::tf) folded into
-// counts [term][field] of the query's terms: each term's frequency is the
-// sum of its forms'.
-std::vector<int32_t> FoldPhraseFrequencies(const std::vector<int32_t>& by_phrase,
-                                           const QueryPhrases& phrases, size_t n_fields);
+// Counts [phrase][field] of `phrases` (FullTextMatch::tf) added into
+// counts [term][field] of the query's terms, `by_term`: each term's
+// frequency is the sum of its forms'.
+void FoldPhraseFrequencies(std::span<const int32_t> by_phrase, const QueryPhrases& phrases,
+                           size_t n_fields, std::span<int32_t> by_term);
 
 struct LexicalHit {
   int64_t rowid = 0;
