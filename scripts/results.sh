@@ -448,7 +448,7 @@ print("Every figure above comes from this one run, at the commit named at the to
       "LanceDB, Orama, usearch and SQLite FTS5 with the same vectors in "
       "`bench/RESULTS-peers.md` (`bench/peers/run.sh`), one-shot searches against "
       "`engram serve` on the same store in `bench/RESULTS-oneshot.md` (`bench/cli_speed.sh` "
-      "run on its own, at a later commit than the Speed section above), the SQLite and "
+      "run on its own, at the commit it names), the SQLite and "
       "PostgreSQL stores side by side (nDCG@10 per query on every dev dataset, CPU per "
       "search at 10,000 facts) in `bench/RESULTS-stores.md` (`bench/store_compare.sh`), and "
       "the local "
