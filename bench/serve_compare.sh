@@ -110,7 +110,7 @@ print(json.dumps(totals))
 EOF
 # Two clients, one after the other, each with half the rounds and the
 # builds in the other order: one client measured the server it names
-# first 5-9% slower with the same build on both sides, for no cause found,
+# first 3-10% slower with the same build on both sides, for no cause found,
 # and the second half cancels that.
 old_args=(old "${pids[0]}" "${ports[0]}")
 new_args=(new "${pids[1]}" "${ports[1]}")
