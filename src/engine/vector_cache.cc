@@ -342,6 +342,7 @@ Result<bool> VectorCache::ResumeFromSnapshot(VectorStore* store, const std::stri
   // label, and `refs` after it those added since.
   // When the adds would cross the HNSW threshold (AddRefs is false),
   // SyncAllLabels sets entry->labels again from every label.
+  entry->labels.Clear();  // what an earlier, failed sync left
   entry->labels.Reserve(snapshot.rows + refs.size());
   for (size_t row = 0; row < snapshot.rows; ++row) {
     entry->labels.Add(snapshot.labels[row], snapshot.fact_rowids[row]);
