@@ -31,15 +31,33 @@ install_model() {
   rm -f "$log"
 }
 
-# first_queries QUERIES_JSONL N: the text of the first N queries of a BEIR
-# queries file, one a line.
+# first_queries QUERIES_JSONL [N]: the text of the first N queries of a
+# BEIR queries file (every one without N), one a line.
 first_queries() {
   python3 -c '
 import json, sys
-for i, line in enumerate(open(sys.argv[1])):
-    if i >= int(sys.argv[2]):
+limit = int(sys.argv[2]) if len(sys.argv) > 2 else None
+for i, line in enumerate(open(sys.argv[1], encoding="utf-8")):
+    if limit is not None and i >= limit:
         break
-    print(json.loads(line)["text"])' "$1" "$2"
+    print(json.loads(line)["text"])' "$@"
+}
+
+# compare_homes OLD_ENGRAM NEW_ENGRAM DATASET_DIR: for two builds side by
+# side, a home each in $work/old and $work/new, with the embedded model
+# converted by the use_lite_convert beside each engram (a build reads the
+# model file format of its own converter), and in both as store.db the
+# same 10,000-fact store of the dataset's sentences, imported by NEW.
+compare_homes() {
+  local side binary
+  for side in old new; do
+    binary=$1
+    [ "$side" = new ] && binary=$2
+    install_model "$(dirname "$binary")/use_lite_convert" "$work/$side/models" || return 1
+  done
+  python3 bench/make_facts.py "$3/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
+  ENGRAM_HOME="$work/new" "$2" --db "$work/new/store.db" import "$work/facts.jsonl" > /dev/null
+  cp "$work/new/store.db" "$work/old/store.db"
 }
 
 # require_dataset NAME DIR: returns 1, saying what is missing, when DIR (a

@@ -63,10 +63,7 @@ for rate in $rates; do
   first=$((first + adds))
 done
 tail -n "$cap_adds" "$work/all.jsonl" > "$work/cap_adds.jsonl"
-python3 -c '
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8"):
-    print(json.loads(line)["text"])' "$dataset/queries.jsonl" > "$work/queries.txt"
+first_queries "$dataset/queries.jsonl" > "$work/queries.txt"
 echo "load_test: importing 10,000 facts with the local model" >&2
 "$engram" import "$work/store.jsonl" > /dev/null
 

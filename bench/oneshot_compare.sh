@@ -33,14 +33,7 @@ trap 'rm -rf "$work"' EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export HOME="$work/user"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
-for side in old new; do
-  binary=$old
-  [ "$side" = new ] && binary=$new
-  install_model "$(dirname "$binary")/use_lite_convert" "$work/$side/models" || exit 1
-done
-python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
-ENGRAM_HOME="$work/new" "$new" --db "$work/new/store.db" import "$work/facts.jsonl" > /dev/null
-cp "$work/new/store.db" "$work/old/store.db"
+compare_homes "$old" "$new" "$dataset" || exit 1
 queries=()
 while IFS= read -r q; do queries+=("$q"); done < <(first_queries "$dataset/queries.jsonl" 20)
 

@@ -43,19 +43,8 @@ trap cleanup EXIT
 export ENGRAM_CONFIG="$work/none.toml"
 export HOME="$work/user"
 unset ENGRAM_EMBED_PROVIDER ENGRAM_EMBED_MODELS_DIR XDG_CACHE_HOME
-for side in old new; do
-  build=$old
-  [ "$side" = new ] && build=$new
-  install_model "$build/use_lite_convert" "$work/$side/models" || exit 1
-done
-python3 bench/make_facts.py "$dataset/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
-ENGRAM_HOME="$work/new" "$new/engram" --db "$work/new/store.db" import "$work/facts.jsonl" \
-  > /dev/null
-cp "$work/new/store.db" "$work/old/store.db"
-python3 -c '
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8"):
-    print(json.loads(line)["text"])' "$dataset/queries.jsonl" > "$work/queries.txt"
+compare_homes "$old/engram" "$new/engram" "$dataset" || exit 1
+first_queries "$dataset/queries.jsonl" > "$work/queries.txt"
 
 ports=()
 for side in old new; do

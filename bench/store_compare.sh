@@ -69,10 +69,7 @@ done
 
 # Speed: 10,000 facts in each store, a server on each.
 python3 bench/make_facts.py "$datasets/scifact/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
-python3 -c '
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8"):
-    print(json.loads(line)["text"])' "$datasets/scifact/queries.jsonl" > "$work/queries.txt"
+first_queries "$datasets/scifact/queries.jsonl" > "$work/queries.txt"
 pg_url=$(new_database speed)
 echo "store_compare: importing 10,000 facts into SQLite, then PostgreSQL" >&2
 "$engram" --db "$work/speed.db" import "$work/facts.jsonl" > /dev/null
