@@ -25,8 +25,10 @@ std::vector<IndexForm> IndexForms(std::string_view text) {
 FullTextEntry FullTextEntryOf(std::string_view content, std::string_view encoded_tags) {
   FullTextEntry entry;
   std::unordered_map<std::string, size_t> index;
-  const auto count = [&](std::string_view text, std::vector<int32_t> FullTextEntry::*field) {
+  const auto count = [&](std::string_view text, std::vector<int32_t> FullTextEntry::*field,
+                         int64_t* length) {
     for (IndexForm& f : IndexForms(text)) {
+      if (!f.colocated) ++*length;
       const auto [it, added] = index.emplace(f.form, entry.terms.size());
       if (added) {
         entry.terms.push_back(std::move(f.form));
@@ -36,8 +38,8 @@ FullTextEntry FullTextEntryOf(std::string_view content, std::string_view encoded
       ++(entry.*field)[it->second];
     }
   };
-  count(content, &FullTextEntry::content_tf);
-  count(encoded_tags, &FullTextEntry::tags_tf);
+  count(content, &FullTextEntry::content_tf, &entry.content_terms);
+  count(encoded_tags, &FullTextEntry::tags_tf, &entry.tags_terms);
   return entry;
 }
 

@@ -31,12 +31,15 @@ struct IndexForm {
 std::vector<IndexForm> IndexForms(std::string_view text);
 
 // A fact's entry in a full-text index of term arrays: its distinct forms
-// in first-seen order (content first, then tags) and each form's count in
-// content and in tags.
+// in first-seen order (content first, then tags), each form's count in
+// content and in tags, and the lengths of content and tags in analysed
+// terms (colocated forms add none), as FactTextCounts records them.
 struct FullTextEntry {
   std::vector<std::string> terms;
   std::vector<int32_t> content_tf;
   std::vector<int32_t> tags_tf;
+  int64_t content_terms = 0;
+  int64_t tags_terms = 0;
 };
 
 // The entry of a fact whose content is `content` and whose tags, as stored

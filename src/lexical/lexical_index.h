@@ -1,0 +1,79 @@
+// LexicalIndex: the full-text index of one scope's facts in memory. It
+// answers what FactStore::MatchFullText answers from the store, for the
+// visibility of a plain search (no filter, no as_of): the facts holding any
+// of a query's phrases, each with its occurrences of every phrase per field
+// and what ranking reads of it, the same matches with the same counts, in
+// rowid order. A fact's forms and lengths are FullTextEntryOf's
+// (src/store/index_forms.h), which are what the store's index holds.
+//
+// Built once from the scope's facts (Add, then Seal); it does not follow
+// the store: its owner decides when it still describes the store.
+//
+// Thread-safety: Add and Seal by one thread; once sealed it is immutable,
+// and any number of threads may Match at once.
+#ifndef ENGRAM_SRC_LEXICAL_LEXICAL_INDEX_H_
+#define ENGRAM_SRC_LEXICAL_LEXICAL_INDEX_H_
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/store/fact_store.h"
+
+namespace engram {
+
+class LexicalIndex {
+ public:
+  explicit LexicalIndex(std::string scope);
+
+  // Indexes `fact`, which must be of the index's scope and not there yet.
+  void Add(const StoredFact& fact);
+  // Orders what Add gathered; call once, after the last Add.
+  void Seal();
+
+  // Whether Match answers for `visibility`: no filter and no as_of.
+  static bool Answers(const FactVisibility& visibility);
+  // The facts holding at least one of `phrases` (analysed forms, distinct)
+  // in content or, unless `content_only`, in tags, that `visibility` sees
+  // (Answers must hold), by rowid; FullTextMatch::tf is [phrase][field],
+  // content then tags, and with `content_only` a fact's counts in tags are
+  // 0.
+  std::vector<FullTextMatch> Match(const std::vector<std::string>& phrases, bool content_only,
+                                   const FactVisibility& visibility) const;
+
+  const std::string& Scope() const { return scope_; }
+  size_t size() const { return facts_.size(); }
+
+ private:
+  // What ranking and visibility read of a fact.
+  struct IndexedFact {
+    int64_t rowid = 0;
+    std::string id;
+    int64_t content_terms = 0;
+    int64_t tags_terms = 0;
+    int64_t access_count = 0;
+    Timestamp last_accessed = 0;
+    Timestamp created_at = 0;
+    Timestamp expires_at = 0;  // 0: never
+    bool superseded = false;
+  };
+  // One fact holding a form: the fact's index in facts_, and the form's
+  // occurrences in its content and tags.
+  struct Posting {
+    uint32_t fact = 0;
+    int32_t content_tf = 0;
+    int32_t tags_tf = 0;
+  };
+
+  bool Sees(const IndexedFact& fact, const FactVisibility& visibility) const;
+
+  std::string scope_;
+  std::vector<IndexedFact> facts_;                                  // by rowid once sealed
+  std::unordered_map<std::string, std::vector<Posting>> postings_;  // by fact once sealed
+  bool sealed_ = false;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_SRC_LEXICAL_LEXICAL_INDEX_H_
