@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"facts\": %zu, \"build_ms\": %.1f, \"queries\": %zu, \"matches_per_query\": %.0f, "
       "\"store_ms_per_query\": %.3f, \"index_ms_per_query\": %.3f, \"ratio\": %.2f}\n",
-      index.size(), build_ms, phrases.size(),
+      index.Size(), build_ms, phrases.size(),
       static_cast<double>(matches) / static_cast<double>(searches),
       store_ms / static_cast<double>(searches), index_ms / static_cast<double>(searches),
       store_ms / index_ms);

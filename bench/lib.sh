@@ -47,7 +47,7 @@ for i, line in enumerate(open(sys.argv[1], encoding="utf-8")):
 # side, a home each in $work/old and $work/new, with the embedded model
 # converted by the use_lite_convert beside each engram (a build reads the
 # model file format of its own converter), and in both as store.db the
-# same 10,000-fact store of the dataset's sentences, imported by NEW.
+# same 10,000-fact store of the dataset's sentences, imported by OLD.
 compare_homes() {
   local side binary
   for side in old new; do
@@ -56,8 +56,11 @@ compare_homes() {
     install_model "$(dirname "$binary")/use_lite_convert" "$work/$side/models" || return 1
   done
   python3 bench/make_facts.py "$3/corpus.jsonl" sentences 10000 "$work/facts.jsonl"
-  ENGRAM_HOME="$work/new" "$2" --db "$work/new/store.db" import "$work/facts.jsonl" > /dev/null
-  cp "$work/new/store.db" "$work/old/store.db"
+  # Imported by OLD, copied for NEW: a newer build opens an older store,
+  # migrating it forward as it would a user's, where an older build refuses
+  # a newer schema.
+  ENGRAM_HOME="$work/old" "$1" --db "$work/old/store.db" import "$work/facts.jsonl" > /dev/null
+  cp "$work/old/store.db" "$work/new/store.db"
 }
 
 # require_dataset NAME DIR: returns 1, saying what is missing, when DIR (a

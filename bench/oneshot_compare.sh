@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two engram binaries side by side on one-shot commands: a 10,000-fact
 # store of scifact sentences embedded with the local model (as
-# bench/cli_speed.sh makes it, imported by NEW), then ROUNDS (21) rounds,
+# bench/cli_speed.sh makes it, imported by OLD), then ROUNDS (21) rounds,
 # each running, for OLD then NEW, a bare start (`engram --version`, which
 # exits with a usage error), a `--mode lexical` search and a blended one,
 # the query moving through the first 20 scifact claims. Each binary has a

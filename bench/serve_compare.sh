@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two builds' servers side by side: a 10,000-fact store of scifact
 # sentences embedded with the local model (as bench/load_test.sh makes it,
-# imported by NEW), one `engram serve` of each build on its own copy of the
+# imported by OLD), one `engram serve` of each build on its own copy of the
 # store, each warmed with 50 searches; then ROUNDS (10) rounds in which
 # each server answers PER_ROUND (150) searches (scifact's claims in order,
 # k 10, MODE blended or lexical) from one kept-alive loopback connection,

@@ -35,6 +35,7 @@ threaded=(
   "src/engine access_recorder_test *"
   "src/engine vector_cache_test * detect_deadlocks=0"
   "src/engine index_saver_test *"
+  "src/engine lexical_cache_test LexicalCacheTest.SearchesBesideWritesGetIndexesOfTheirOwnSnapshot"
   "src/server server_test HttpServerAuthTest.AnotherAddressNeedsTheTokenOnEveryRequest:HttpServerReloadTest.SwitchingProviderMidRunFailsNoRequest:HttpServerStopTest.StopLetsARequestInFlightFinish"
 )
 

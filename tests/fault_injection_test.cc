@@ -409,14 +409,15 @@ TEST_F(FaultInjectionTest, Migration) {
     Seed();
     auto store = testing::OpenStoreForTest(dir_.File("memory.db"), /*create=*/false);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    // What schemas 6 and 7 added (src/store/sqlite/schema.cc); the one superseded
-    // version goes with its column, and the triggers keeping scope_stats
-    // are schema 5's again.
+    // What schemas 6 to 10 added (src/store/sqlite/schema.cc); the one
+    // superseded version goes with its column, and the triggers keeping
+    // scope_stats are schema 5's again.
     const Status downgraded = (*store)->sqlite()->Exec(
-        std::string("DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
-                    "DROP TRIGGER facts_stats_update; ALTER TABLE facts DROP COLUMN portuguese; "
-                    "ALTER TABLE scope_stats DROP COLUMN portuguese_facts; "
-                    "CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN ") +
+        std::string(testing::kUndoSchema10) +
+        "DROP TRIGGER facts_stats_insert; DROP TRIGGER facts_stats_delete; "
+        "DROP TRIGGER facts_stats_update; ALTER TABLE facts DROP COLUMN portuguese; "
+        "ALTER TABLE scope_stats DROP COLUMN portuguese_facts; "
+        "CREATE TRIGGER facts_stats_insert AFTER INSERT ON facts BEGIN " +
         kCountNewFactV5 + " END; CREATE TRIGGER facts_stats_delete AFTER DELETE ON facts BEGIN " +
         kUncountOldFactV5 +
         " END; CREATE TRIGGER facts_stats_update AFTER UPDATE OF scope, content_terms, tags_terms "

@@ -25,6 +25,13 @@ inline Result<std::unique_ptr<SqliteStore>> OpenStoreForTest(const std::string& 
   return SqliteStore::Open(StoreOptionsForTest(path, create));
 }
 
+// SQL that takes a store of the current schema back to schema 9, for tests
+// of migrations from older files: drops what schema 10 added (the
+// numbering of changes), leaving user_version to the caller.
+inline constexpr char kUndoSchema10[] =
+    "DROP TRIGGER facts_changed_insert; DROP TRIGGER facts_changed_update; "
+    "DROP INDEX facts_changed; DROP TABLE fact_changes; ALTER TABLE facts DROP COLUMN changed; ";
+
 // A fact of `content` (its id from it) in `scope` with `tags`, created,
 // updated and last read at 1000, with no counts of analysed terms.
 inline FactRow FactRowForTest(const std::string& content, const std::string& scope = "default",

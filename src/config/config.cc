@@ -318,6 +318,9 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_INT_KEY("store.readers", engine.readers, 0, 64,
                      "read-only connections searches run on side by side; 0 = one search at a "
                      "time"),
+      ENGRAM_BOOL_KEY("store.lexical_cache", engine.lexical_cache,
+                      "keep each searched scope's full-text index in memory, in step with the "
+                      "store; one-shot commands never do"),
       ENGRAM_INT_KEY("store.access_delay_ms", engine.access_delay_ms, 0, 60000,
                      "most time a search's access counts wait to be written in a batch; 0 = "
                      "before it returns"),

@@ -24,6 +24,7 @@
 #include "src/context/context_sync.h"
 #include "src/engine/access_recorder.h"
 #include "src/engine/backfill_worker.h"
+#include "src/engine/lexical_cache.h"
 #include "src/engine/vector_cache.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/reader_pool.h"
@@ -275,6 +276,8 @@ class EngineImpl final : public Engine {
   // access counts Flush it first. Destroyed (writing what waits) before
   // anything it uses.
   std::unique_ptr<AccessRecorder> access_;
+  // The scopes' full-text indexes in memory (EngineOptions::lexical_cache).
+  LexicalCache lexical_cache_;
   // Last: stopped and joined before anything it uses is destroyed.
   std::unique_ptr<BackfillWorker> worker_;
 };

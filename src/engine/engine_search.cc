@@ -19,6 +19,7 @@
 // ServableFacts, RecordAccessAndPoke and MakeHits.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -429,12 +430,38 @@ bool FallbackMode(FusionMode mode) {
   return mode == FusionMode::kBlended || mode == FusionMode::kRrf;
 }
 
+// The scopes' indexes in memory, each describing this snapshot, held
+// until the caller drops them; none unless every scope has one. Taken in
+// the order of the scopes' names, so that no two searches can each hold an
+// index the other waits to bring in step.
+Result<std::vector<LexicalCache::Lease>> LeaseIndexes(Store& store, LexicalCache* cache,
+                                                      const SearchState& s) {
+  std::vector<LexicalCache::Lease> leases;
+  if (!s.opts.lexical_cache || !LexicalIndex::Answers(s.visibility)) return leases;
+  std::vector<std::string> scopes = s.scopes;
+  std::sort(scopes.begin(), scopes.end());
+  scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());
+  for (const std::string& scope : scopes) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<LexicalCache::Lease> lease,
+                            cache->Acquire(store.facts(), scope));
+    if (!lease) return std::vector<LexicalCache::Lease>{};
+    leases.push_back(std::move(*lease));
+  }
+  return leases;
+}
+
 // The lexical hits, each with its BM25 score and matched terms.
-Status GatherLexical(Store& store, SearchState* s) {
+Status GatherLexical(Store& store, LexicalCache* cache, SearchState* s) {
   if (!UsesLexical(s->options.mode)) return Status::OK();
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<LexicalHit> hits,
-                          SearchLexical(store.facts(), s->lexical, s->scopes, s->opts.bm25,
-                                        s->visibility, &s->term_counts));
+  ENGRAM_ASSIGN_OR_RETURN(const std::vector<LexicalCache::Lease> leases,
+                          LeaseIndexes(store, cache, *s));
+  std::vector<const LexicalIndex*> indexes;
+  indexes.reserve(leases.size());
+  for (const LexicalCache::Lease& lease : leases) indexes.push_back(&lease.Index());
+  ENGRAM_ASSIGN_OR_RETURN(
+      std::vector<LexicalHit> hits,
+      SearchLexical(store.facts(), s->lexical, s->scopes, s->opts.bm25, s->visibility,
+                    &s->term_counts, leases.empty() ? nullptr : &indexes));
   for (LexicalHit& h : hits) {
     s->by_rowid[h.rowid] = s->gathered.size();
     s->gathered.push_back(Gathered{h.rowid, std::move(h.id), std::move(h.scope), h.score,
@@ -670,7 +697,7 @@ Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
   Status read = ReadSnapshot(
       [&](Store& store) -> Status {
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.facts().MissingScopes(s.scopes));
-        ENGRAM_RETURN_IF_ERROR(GatherLexical(store, &s));
+        ENGRAM_RETURN_IF_ERROR(GatherLexical(store, &lexical_cache_, &s));
         ENGRAM_RETURN_IF_ERROR(GatherVectors(store, &s, &response));
         ENGRAM_RETURN_IF_ERROR(CompleteCandidates(store, &s, &response));
         RankCandidates(&s, &response);

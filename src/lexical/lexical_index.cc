@@ -5,6 +5,7 @@
 #include <numeric>
 #include <utility>
 
+#include "src/common/hash.h"
 #include "src/store/index_forms.h"
 
 namespace engram {
@@ -12,16 +13,58 @@ namespace engram {
 LexicalIndex::LexicalIndex(std::string scope) : scope_(std::move(scope)) {}
 
 void LexicalIndex::Add(const StoredFact& stored) {
-  assert(!sealed_ && stored.fact.scope == scope_);
+  assert(!sealed_);
+  Append(stored);
+}
+
+void LexicalIndex::Append(const StoredFact& stored) {
+  assert(stored.fact.scope == scope_);
   const Fact& f = stored.fact;
   const FullTextEntry entry = FullTextEntryOf(f.content, EncodeTags(f.tags));
   const auto index = static_cast<uint32_t>(facts_.size());
-  facts_.push_back(IndexedFact{stored.rowid, f.id, entry.content_terms, entry.tags_terms,
-                               f.access_count, f.last_accessed, f.created_at, f.expires_at,
-                               f.IsSuperseded()});
+  IndexedFact& indexed = facts_.emplace_back();
+  indexed.rowid = stored.rowid;
+  indexed.id = f.id;
+  indexed.content_terms = entry.content_terms;
+  indexed.tags_terms = entry.tags_terms;
+  indexed.text = TextHash(f);
+  CopyFields(f, &indexed);
   for (size_t t = 0; t < entry.terms.size(); ++t) {
     postings_[entry.terms[t]].push_back(Posting{index, entry.content_tf[t], entry.tags_tf[t]});
   }
+}
+
+void LexicalIndex::CopyFields(const Fact& fact, IndexedFact* indexed) {
+  indexed->access_count = fact.access_count;
+  indexed->last_accessed = fact.last_accessed;
+  indexed->created_at = fact.created_at;
+  indexed->expires_at = fact.expires_at;
+  indexed->superseded = fact.IsSuperseded();
+}
+
+uint64_t LexicalIndex::TextHash(const Fact& fact) {
+  std::string text = fact.content;
+  text += '\0';
+  text += EncodeTags(fact.tags);
+  return Fnv1a64(text);
+}
+
+bool LexicalIndex::Apply(const StoredFact& stored) {
+  assert(sealed_ && stored.fact.scope == scope_);
+  if (facts_.empty() || stored.rowid > facts_.back().rowid) {
+    // The newest fact: its postings go at the end of each list, in order.
+    Append(stored);
+    return true;
+  }
+  const auto it =
+      std::lower_bound(facts_.begin(), facts_.end(), stored.rowid,
+                       [](const IndexedFact& f, int64_t rowid) { return f.rowid < rowid; });
+  if (it == facts_.end() || it->rowid != stored.rowid || it->id != stored.fact.id ||
+      it->text != TextHash(stored.fact)) {
+    return false;
+  }
+  CopyFields(stored.fact, &*it);
+  return true;
 }
 
 void LexicalIndex::Seal() {

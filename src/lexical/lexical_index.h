@@ -6,11 +6,11 @@
 // rowid order. A fact's forms and lengths are FullTextEntryOf's
 // (src/store/index_forms.h), which are what the store's index holds.
 //
-// Built once from the scope's facts (Add, then Seal); it does not follow
-// the store: its owner decides when it still describes the store.
+// Built from the scope's facts (Add, then Seal), then kept in step by its
+// owner (Apply), who decides when it describes the store.
 //
-// Thread-safety: Add and Seal by one thread; once sealed it is immutable,
-// and any number of threads may Match at once.
+// Thread-safety: none inside; any number of threads may Match at once
+// while none calls anything else.
 #ifndef ENGRAM_SRC_LEXICAL_LEXICAL_INDEX_H_
 #define ENGRAM_SRC_LEXICAL_LEXICAL_INDEX_H_
 
@@ -31,6 +31,13 @@ class LexicalIndex {
   void Add(const StoredFact& fact);
   // Orders what Add gathered; call once, after the last Add.
   void Seal();
+  // Brings a sealed index up to `fact`, as the store now holds it: a fact
+  // indexed with the same content and tags takes its ranking and
+  // visibility fields; a fact with a rowid above every indexed one is
+  // added. False, and nothing changed, for anything else (its text
+  // changed, or a rowid below the last that the index lacks): the index
+  // can no longer follow and must be built again.
+  bool Apply(const StoredFact& fact);
 
   // Whether Match answers for `visibility`: no filter and no as_of.
   static bool Answers(const FactVisibility& visibility);
@@ -43,7 +50,7 @@ class LexicalIndex {
                                    const FactVisibility& visibility) const;
 
   const std::string& Scope() const { return scope_; }
-  size_t size() const { return facts_.size(); }
+  size_t Size() const { return facts_.size(); }
 
  private:
   // What ranking and visibility read of a fact.
@@ -57,6 +64,7 @@ class LexicalIndex {
     Timestamp created_at = 0;
     Timestamp expires_at = 0;  // 0: never
     bool superseded = false;
+    uint64_t text = 0;  // TextHash of what was indexed
   };
   // One fact holding a form: the fact's index in facts_, and the form's
   // occurrences in its content and tags.
@@ -66,6 +74,12 @@ class LexicalIndex {
     int32_t tags_tf = 0;
   };
 
+  // `fact`'s ranking and visibility fields.
+  static void CopyFields(const Fact& fact, IndexedFact* indexed);
+  // Names the content and tags of `fact` (FNV-1a, 64 bits).
+  static uint64_t TextHash(const Fact& fact);
+  // Indexes `stored` as the last fact.
+  void Append(const StoredFact& stored);
   bool Sees(const IndexedFact& fact, const FactVisibility& visibility) const;
 
   std::string scope_;

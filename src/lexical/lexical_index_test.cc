@@ -208,6 +208,103 @@ TEST_F(LexicalIndexTest, MatchesWhatTheStoreMatchesWithTheSameCounts) {
   EXPECT_GT(matched_, 5000u);
 }
 
+// Changes applied in order keep the index matching what the store
+// matches; a fact whose tags changed cannot be applied.
+TEST_F(LexicalIndexTest, AppliedChangesKeepItInStepUntilATextChanges) {
+  for (int i = 0; i < 30; ++i) {
+    Add("default",
+        Words()[i % Words().size()] + " " + Words()[(i * 7) % Words().size()] + " deploy " +
+            std::to_string(i),
+        i % 2 ? std::vector<std::string>{"ops"} : std::vector<std::string>{});
+  }
+  LexicalIndex index = Build("default");
+  const int64_t built_at = store_->facts().ChangesOf("default")->last;
+  // Accesses, a supersession, and facts added after the last.
+  ASSERT_TRUE(store_
+                  ->Transact([&]() -> Status {
+                    ENGRAM_RETURN_IF_ERROR(
+                        store_->facts().RecordAccess({{"default", rowids_[3], "f3", 4, kNow - 3}}));
+                    return store_->facts().SetSuperseded("default", rowids_[5], "f6", kNow - 2);
+                  })
+                  .ok());
+  Add("default", "a deploy window added later", {"ops"});
+  Add("default", "billing later still", {});
+  size_t applied = 0;
+  ASSERT_TRUE(store_->facts()
+                  .ForEachChangedSince("default", built_at,
+                                       [&](const StoredFact& f, int64_t) {
+                                         EXPECT_TRUE(index.Apply(f)) << f.fact.id;
+                                         ++applied;
+                                         return true;
+                                       })
+                  .ok());
+  EXPECT_EQ(applied, 4u);
+  EXPECT_EQ(index.Size(), 32u);
+  FactVisibility plain;
+  plain.now = kNow;
+  for (const std::vector<std::string>& phrases :
+       {std::vector<std::string>{"deploy"}, {"deploy", "ops", "later", "window", "bill"}}) {
+    ExpectSameMatches(index, phrases, false, plain);
+    ExpectSameMatches(index, phrases, true, plain);
+  }
+  // New tags are a new text: the index cannot follow.
+  const int64_t applied_at = store_->facts().ChangesOf("default")->last;
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().UpdateTags("default", rowids_[7], {"ci"}, kNow, 1);
+                  })
+                  .ok());
+  bool followed = true;
+  ASSERT_TRUE(store_->facts()
+                  .ForEachChangedSince("default", applied_at,
+                                       [&](const StoredFact& f, int64_t) {
+                                         followed = index.Apply(f);
+                                         return followed;
+                                       })
+                  .ok());
+  EXPECT_FALSE(followed);
+}
+
+// SearchLexical over two scopes scores the same hits the same from the
+// scopes' indexes as from the store.
+TEST_F(LexicalIndexTest, SearchLexicalFromIndexesScoresAsFromTheStore) {
+  for (int i = 0; i < 40; ++i) {
+    Add(i % 3 ? "default" : "other",
+        Words()[i % Words().size()] + " deploy " + Words()[(i * 5) % Words().size()],
+        i % 4 ? std::vector<std::string>{} : std::vector<std::string>{"deploy"});
+  }
+  const LexicalIndex mine = Build("default");
+  const LexicalIndex theirs = Build("other");
+  const std::vector<const LexicalIndex*> indexes = {&theirs, &mine};
+  FactVisibility plain;
+  plain.now = kNow;
+  for (const double tag_boost : {0.0, 0.6}) {
+    Bm25Options options;
+    options.tag_boost = tag_boost;
+    for (const char* text : {"deploy the billing service", "postgres port backup", "vitamin"}) {
+      const LexicalQuery query = AnalyzeQuery(text);
+      QueryTermCounts from_store_counts;
+      QueryTermCounts from_index_counts;
+      auto from_store = SearchLexical(store_->facts(), query, {"default", "other"}, options, plain,
+                                      &from_store_counts);
+      auto from_index = SearchLexical(store_->facts(), query, {"default", "other"}, options, plain,
+                                      &from_index_counts, &indexes);
+      ASSERT_TRUE(from_store.ok() && from_index.ok());
+      ASSERT_EQ(from_index->size(), from_store->size()) << text;
+      ASSERT_FALSE(from_store->empty()) << text;
+      std::sort(from_store->begin(), from_store->end(),
+                [](const LexicalHit& a, const LexicalHit& b) { return a.rowid < b.rowid; });
+      for (size_t i = 0; i < from_store->size(); ++i) {
+        EXPECT_EQ((*from_index)[i].rowid, (*from_store)[i].rowid);
+        EXPECT_EQ((*from_index)[i].scope, (*from_store)[i].scope);
+        EXPECT_EQ((*from_index)[i].score, (*from_store)[i].score) << text;
+        EXPECT_EQ((*from_index)[i].matched, (*from_store)[i].matched);
+      }
+      EXPECT_EQ(from_index_counts.doc_freq, from_store_counts.doc_freq);
+    }
+  }
+}
+
 TEST_F(LexicalIndexTest, AnswersOnlyWithoutFilters) {
   FactVisibility v;
   EXPECT_TRUE(LexicalIndex::Answers(v));

@@ -1,6 +1,7 @@
 #include "src/lexical/lexical_searcher.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 
@@ -192,11 +193,38 @@ FactTextCounts CountFactText(std::string_view content, const std::vector<std::st
 
 int64_t CountTagTerms(const std::vector<std::string>& tags) { return CountTerms(EncodeTags(tags)); }
 
+namespace {
+
+// The facts of the indexes' scopes holding any of `phrases`, as
+// FactStore::MatchFullText gives them, by rowid.
+std::vector<FullTextMatch> MatchIndexes(const std::vector<const LexicalIndex*>& indexes,
+                                        const std::vector<std::string>& phrases, bool content_only,
+                                        const FactVisibility& visibility) {
+  std::vector<FullTextMatch> out;
+  for (const LexicalIndex* index : indexes) {
+    std::vector<FullTextMatch> found = index->Match(phrases, content_only, visibility);
+    if (out.empty()) {
+      out = std::move(found);
+    } else {
+      out.insert(out.end(), std::make_move_iterator(found.begin()),
+                 std::make_move_iterator(found.end()));
+    }
+  }
+  if (indexes.size() > 1) {
+    std::sort(out.begin(), out.end(),
+              [](const FullTextMatch& a, const FullTextMatch& b) { return a.rowid < b.rowid; });
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQuery& query,
                                               const std::vector<std::string>& scopes,
                                               const Bm25Options& options,
                                               const FactVisibility& visibility,
-                                              QueryTermCounts* counts) {
+                                              QueryTermCounts* counts,
+                                              const std::vector<const LexicalIndex*>* indexes) {
   std::vector<LexicalHit> out;
   if (query.terms.empty()) return out;
 
@@ -210,9 +238,14 @@ Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQue
   const QueryPhrases phrases =
       PhrasesOf(totals.portuguese_facts > 0 ? WithPortugueseForms(query) : query);
 
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::vector<FullTextMatch> found,
-      store.MatchFullText(phrases.phrases, options.tag_boost <= 0, scopes, visibility));
+  const bool content_only = options.tag_boost <= 0;
+  std::vector<FullTextMatch> found;
+  if (indexes != nullptr) {
+    found = MatchIndexes(*indexes, phrases.phrases, content_only, visibility);
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(found,
+                            store.MatchFullText(phrases.phrases, content_only, scopes, visibility));
+  }
   constexpr size_t kFields = 2;  // content, tags
   Bm25Matches matches(query.terms.size(), kFields);
   matches.Reserve(found.size());

@@ -21,6 +21,7 @@
 #include "engram/clock.h"
 #include "engram/options.h"
 #include "engram/status.h"
+#include "src/lexical/lexical_index.h"
 #include "src/store/chunk_store.h"
 #include "src/store/fact_store.h"
 
@@ -137,11 +138,13 @@ struct QueryTermCounts {
 // matching at least one term, unordered, scored. Collection statistics
 // count every stored fact of the scopes, seen or not; `counts` (when
 // given) receives them (doc_freq empty when the scopes hold no fact).
-Result<std::vector<LexicalHit>> SearchLexical(FactStore& store, const LexicalQuery& query,
-                                              const std::vector<std::string>& scopes,
-                                              const Bm25Options& options,
-                                              const FactVisibility& visibility = {},
-                                              QueryTermCounts* counts = nullptr);
+// The matches come from `indexes` when given, one per scope searched, each
+// describing what `store` reads (LexicalIndex::Answers(visibility) must
+// hold); else from the store's full-text index. Both give the same hits.
+Result<std::vector<LexicalHit>> SearchLexical(
+    FactStore& store, const LexicalQuery& query, const std::vector<std::string>& scopes,
+    const Bm25Options& options, const FactVisibility& visibility = {},
+    QueryTermCounts* counts = nullptr, const std::vector<const LexicalIndex*>* indexes = nullptr);
 
 // A chunk of an attached file that matched, scored.
 struct ChunkLexicalHit {

@@ -107,6 +107,13 @@ struct StoredFact {
   Fact fact;
 };
 
+// FactStore::ChangesOf: where one scope's facts stand.
+struct ScopeChanges {
+  int64_t last = 0;   // the largest change number of its facts
+  int64_t facts = 0;  // how many it holds
+  bool operator==(const ScopeChanges&) const = default;
+};
+
 class FactStore {
  public:
   virtual ~FactStore() = default;
@@ -221,6 +228,22 @@ class FactStore {
   // How many stored facts of `scope` hold `term` (analysed), in content or
   // tags.
   virtual Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) = 0;
+
+  // Changes, for a process that keeps a scope's facts in memory
+  // (src/engine/lexical_cache.h). Every insert of a fact, and every update
+  // of one (an access counted, a fact superseded, its tags rewritten),
+  // gives it the store's next change number: numbers only grow and are
+  // never given twice.
+  //
+  // The largest change number of `scope`'s facts (0 if none) and how many
+  // facts it holds: while both hold still, nothing of the scope changed.
+  // NotSupported from a store that does not number changes.
+  virtual Result<ScopeChanges> ChangesOf(const std::string& scope) = 0;
+  // Every fact of `scope` whose change number is above `after`, with that
+  // number, by rowid, until `sink` returns false.
+  virtual Status ForEachChangedSince(
+      const std::string& scope, int64_t after,
+      const std::function<bool(const StoredFact&, int64_t changed)>& sink) = 0;
 };
 
 // Tags as stored and as the full-text index reads them: a JSON array.

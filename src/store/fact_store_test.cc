@@ -3,9 +3,11 @@
 #include "src/store/fact_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -122,6 +124,84 @@ TEST_P(FactStoreTest, InsertThenUpdateTagsKeepsCounters) {
   EXPECT_EQ(f.access_count, 1);
   EXPECT_EQ(f.last_accessed, 5000);
   EXPECT_EQ(store_->facts().CountFacts()->facts, 1);
+}
+
+// Every insert and update of a fact gives it the store's next change
+// number; a scope's largest and its count say whether anything changed;
+// deleting the scope's last fact and adding another gives a number above
+// every earlier one. PostgreSQL does not number changes.
+TEST_P(FactStoreTest, EveryInsertAndUpdateOfAFactTakesTheNextChangeNumber) {
+  FactStore& facts = store_->facts();
+  if (GetParam() == Backend::kPostgres) {
+    EXPECT_EQ(facts.ChangesOf("default").status().code(), StatusCode::kNotSupported);
+    return;
+  }
+  // The facts of `scope` changed since `after`, "content@number" by rowid.
+  const auto since = [&](const std::string& scope, int64_t after) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    const Status s = facts.ForEachChangedSince(scope, after, [&](const StoredFact& f, int64_t n) {
+      out.emplace_back(f.fact.content, n);
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  };
+  const auto changes = [&](const std::string& scope) { return *facts.ChangesOf(scope); };
+  EXPECT_EQ(changes("default"), (ScopeChanges{0, 0}));
+
+  Put(Row("Prefers tabs"));
+  const ScopeChanges one = changes("default");
+  EXPECT_GT(one.last, 0);
+  EXPECT_EQ(one.facts, 1);
+  Put(Row("Deploys on Fridays", "default", {"ops"}));
+  const ScopeChanges two = changes("default");
+  EXPECT_GT(two.last, one.last);
+  EXPECT_EQ(two.facts, 2);
+  ASSERT_EQ(since("default", one.last).size(), 1u);
+  EXPECT_EQ(since("default", one.last)[0],
+            std::make_pair(std::string("Deploys on Fridays"), two.last));
+  ASSERT_EQ(since("default", -1).size(), 2u);
+  EXPECT_EQ(since("default", -1)[0].first, "Prefers tabs");  // by rowid
+
+  const StoredFact tabs = *facts.Get("default", FactId("Prefers tabs"));
+  const StoredFact deploys = *facts.Get("default", FactId("Deploys on Fridays"));
+  // An access counted, tags rewritten, a fact superseded: each a change.
+  int64_t last = two.last;
+  for (const auto& change : std::vector<std::function<Status()>>{
+           [&] {
+             return facts.RecordAccess({{"default", tabs.rowid, tabs.fact.id, 1, 5000}});
+           },
+           [&] {
+             return facts.UpdateTags("default", deploys.rowid, {"ci", "ops"}, 9000, 2);
+           },
+           [&] { return facts.SetSuperseded("default", tabs.rowid, "someone", 9500); }}) {
+    ASSERT_TRUE(store_->Transact(change).ok());
+    const ScopeChanges now = changes("default");
+    EXPECT_GT(now.last, last);
+    EXPECT_EQ(now.facts, 2);
+    ASSERT_EQ(since("default", last).size(), 1u);
+    last = now.last;
+  }
+  EXPECT_EQ(since("default", last).size(), 0u);
+  EXPECT_EQ(since("default", two.last)[0].first, "Prefers tabs");
+  EXPECT_TRUE(facts.Get("default", tabs.fact.id)->fact.IsSuperseded());
+
+  // Another scope's facts leave this one's as they were.
+  Put(Row("Prefers tabs", "other"));
+  EXPECT_EQ(changes("default").last, last);
+  EXPECT_GT(changes("other").last, last);
+
+  // A deletion shows in the count; a scope emptied and filled again
+  // numbers above everything before.
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return facts.DeleteRowids({"default"}, {tabs.rowid, deploys.rowid}).status();
+                  })
+                  .ok());
+  EXPECT_EQ(changes("default"), (ScopeChanges{0, 0}));
+  Put(Row("Prefers spaces"));
+  EXPECT_GT(changes("default").last, changes("other").last);
+  EXPECT_EQ(changes("default").facts, 1);
 }
 
 // Merged counts add up, the time never moves back, and a count whose row

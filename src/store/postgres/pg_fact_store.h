@@ -70,6 +70,11 @@ class PgFactStore final : public FactStore, private PgPart {
                                                    const std::vector<std::string>& scopes,
                                                    const FactVisibility& visibility) override;
   Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
+  // Changes are not numbered here: NotSupported, and no fact.
+  Result<ScopeChanges> ChangesOf(const std::string& scope) override;
+  Status ForEachChangedSince(
+      const std::string& scope, int64_t after,
+      const std::function<bool(const StoredFact&, int64_t changed)>& sink) override;
 
  private:
   // The facts `query` (selecting kFactColumns) returns, in order.

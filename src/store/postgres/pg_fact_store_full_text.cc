@@ -73,4 +73,14 @@ Result<int64_t> PgFactStore::FactsHolding(const std::string& term, const std::st
   return r.Int(0, 0);
 }
 
+Result<ScopeChanges> PgFactStore::ChangesOf(const std::string& /*scope*/) {
+  return NotSupported("store: this PostgreSQL store does not number changes of facts");
+}
+
+Status PgFactStore::ForEachChangedSince(
+    const std::string& /*scope*/, int64_t /*after*/,
+    const std::function<bool(const StoredFact&, int64_t changed)>& /*sink*/) {
+  return NotSupported("store: this PostgreSQL store does not number changes of facts");
+}
+
 }  // namespace engram

@@ -38,6 +38,12 @@ constexpr char kUncountOldFactV7[] = R"sql(
   DELETE FROM scope_stats WHERE scope = old.scope AND facts = 0;
 )sql";
 
+// Trigger body of schema 10: `new` takes the store's next change number.
+constexpr char kNoteChange[] = R"sql(
+  UPDATE fact_changes SET seq = seq + 1;
+  UPDATE facts SET changed = (SELECT seq FROM fact_changes) WHERE rowid = new.rowid;
+)sql";
+
 // kMigrations[i] upgrades version i to i+1.
 const std::vector<std::string>& Migrations() {
   static const std::vector<std::string> migrations = {
@@ -257,6 +263,22 @@ CREATE TRIGGER fact_vectors_removed AFTER DELETE ON fact_vectors BEGIN
   UPDATE embedding_spaces SET vectors_removed = vectors_removed + 1 WHERE id = old.space_id;
 END;
 )sql",
+      // 9 -> 10: when each fact last changed, so a process keeping a
+      // scope's full-text index in memory reads only what changed since it
+      // last looked (FactStore::ChangesOf, ForEachChangedSince). `changed` takes the next
+      // value of one sequence for the whole store on every insert and
+      // every update of any other column (an access counted, a fact
+      // superseded): values only grow and are never given twice, so a
+      // scope's largest holds still exactly while none of its facts is
+      // added or changed. Deletions are seen by the scope's count.
+      std::string(R"sql(
+ALTER TABLE facts ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE fact_changes(only INTEGER PRIMARY KEY CHECK (only = 0), seq INTEGER NOT NULL);
+INSERT INTO fact_changes(only, seq) VALUES (0, 0);
+CREATE INDEX facts_changed ON facts(scope, changed);
+CREATE TRIGGER facts_changed_insert AFTER INSERT ON facts BEGIN)sql") +
+          kNoteChange + "END;\nCREATE TRIGGER facts_changed_update AFTER UPDATE OF " +
+          kFactColumnsButChanged + " ON facts BEGIN" + kNoteChange + "END;\n",
   };
   return migrations;
 }

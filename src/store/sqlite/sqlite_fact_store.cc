@@ -403,6 +403,36 @@ Status SqliteFactStore::ForEach(const std::vector<std::string>& scopes,
   return Status::OK();
 }
 
+Result<ScopeChanges> SqliteFactStore::ChangesOf(const std::string& scope) {
+  // Two seeks: the scope's largest change in facts_changed, its count in
+  // scope_stats.
+  ENGRAM_ASSIGN_OR_RETURN(
+      SqliteStatement s,
+      db_->Prepare("SELECT coalesce((SELECT max(changed) FROM facts WHERE scope = ?1), 0), "
+                   "coalesce((SELECT facts FROM scope_stats WHERE scope = ?1), 0)"));
+  s.BindText(1, scope);
+  ENGRAM_ASSIGN_OR_RETURN(const bool row, s.Step());
+  if (!row) return ScopeChanges{};
+  return ScopeChanges{s.ColumnInt(0), s.ColumnInt(1)};
+}
+
+Status SqliteFactStore::ForEachChangedSince(
+    const std::string& scope, int64_t after,
+    const std::function<bool(const StoredFact&, int64_t changed)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,
+                          db_->Prepare(std::string("SELECT ") + kFactColumns +
+                                       ", changed FROM facts WHERE scope = ?1 AND changed > ?2 "
+                                       "ORDER BY rowid"));
+  s.BindText(1, scope);
+  s.BindInt(2, after);
+  constexpr int kChangedColumn = 16;  // after kFactColumns
+  while (true) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row || !sink(ReadFact(s), s.ColumnInt(kChangedColumn))) break;
+  }
+  return Status::OK();
+}
+
 Status SqliteFactStore::SetSuperseded(const std::string& scope, int64_t rowid,
                                       const std::string& by_id, Timestamp valid_until) {
   ENGRAM_ASSIGN_OR_RETURN(SqliteStatement s,

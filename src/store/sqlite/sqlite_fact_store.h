@@ -61,6 +61,10 @@ class SqliteFactStore final : public FactStore {
                                                    const std::vector<std::string>& scopes,
                                                    const FactVisibility& visibility) override;
   Result<int64_t> FactsHolding(const std::string& term, const std::string& scope) override;
+  Result<ScopeChanges> ChangesOf(const std::string& scope) override;
+  Status ForEachChangedSince(
+      const std::string& scope, int64_t after,
+      const std::function<bool(const StoredFact&, int64_t changed)>& sink) override;
 
  private:
   SqliteDb* db_;

@@ -81,9 +81,11 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
       row.text.tags_terms = 1;
       ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(row).status(); }).ok());
     }
-    // Nor what schemas 6 to 9 added: history columns, version links, the
-    // language of the content, the rank index and the count of removals.
-    ASSERT_TRUE(db->Exec("DROP TRIGGER fact_vectors_removed; "
+    // Nor what schemas 6 to 10 added: history columns, version links, the
+    // language of the content, the rank index, the count of removals and
+    // the numbering of changes.
+    ASSERT_TRUE(db->Exec(std::string(testing::kUndoSchema10) +
+                         "DROP TRIGGER fact_vectors_removed; "
                          "ALTER TABLE embedding_spaces DROP COLUMN vectors_removed; "
                          "DROP INDEX facts_rank; "
                          "DROP INDEX facts_superseded_by; DROP INDEX facts_expires_at; "
@@ -108,6 +110,11 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   more.text.content_terms = 7;
   ASSERT_TRUE((*store)->Transact([&] { return (*store)->facts().Insert(more).status(); }).ok());
   EXPECT_EQ(ScopeStatsAndTruth((*store)->sqlite()).first, "a:2,15,2,0;b:2,12,1,0;");
+  // Facts of the old file have change number 0; the new one is numbered.
+  const ScopeChanges b = *(*store)->facts().ChangesOf("b");
+  EXPECT_GT(b.last, 0);
+  EXPECT_EQ(b.facts, 2);
+  EXPECT_EQ((*(*store)->facts().ChangesOf("a")), (ScopeChanges{0, 2}));
   // The facts of the old file are current, without expiry.
   ListOptions both;
   both.scopes = {"a", "b"};
@@ -119,6 +126,25 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
     EXPECT_TRUE(f.superseded_by.empty());
     EXPECT_EQ(f.expires_at, 0);
   }
+}
+
+// An update of any column of `facts` but `changed` is a change of the
+// fact: the trigger that numbers changes names every one.
+TEST(FactStoreOpenTest, TheChangeTriggerNamesEveryColumnOfFacts) {
+  testing::TempDir dir;
+  auto store = testing::OpenStoreForTest(dir.File("memory.db"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto columns = (*store)->sqlite()->Prepare("SELECT name FROM pragma_table_info('facts')");
+  ASSERT_TRUE(columns.ok());
+  const std::string named = std::string(", ") + kFactColumnsButChanged + ",";
+  size_t checked = 0;
+  while (*columns->Step()) {
+    const std::string column = columns->ColumnText(0);
+    if (column == "changed" || column == "rowid") continue;  // rowid: never updated
+    EXPECT_NE(named.find(" " + column + ","), std::string::npos) << column;
+    ++checked;
+  }
+  EXPECT_GE(checked, 18u);
 }
 
 TEST(FactStoreOpenTest, RefusesNewerSchemaWithClearError) {
