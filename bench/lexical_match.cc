@@ -2,12 +2,15 @@
 // per match, FactStore::MatchFullText) against the same from a LexicalIndex
 // built in memory, on one scope of an existing store: the index's build
 // time, then ROUNDS rounds over the queries, the two interleaved query by
-// query, CPU time per query of each (CLOCK_THREAD_CPUTIME_ID). Every
-// query's two answers are compared; a difference stops the run. Prints one
-// JSON object.
+// query, CPU time per query of each (CLOCK_THREAD_CPUTIME_ID), and how
+// much the build grew the resident memory (SQLite's page cache included).
+// Every query's two answers are compared by their number of matches
+// (LexicalIndexTest compares them whole); a difference stops the run.
+// Prints one JSON object.
 //
 //   lexical_match --db STORE --queries FILE [--scope default] [--rounds 20]
 #include <time.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -22,6 +25,15 @@
 #include "src/store/sqlite/sqlite_store.h"
 
 namespace {
+
+// The process's resident memory, in MB (/proc/self/statm).
+double ResidentMb() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0;
+  double resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
 
 double ThreadCpuMs() {
   timespec t{};
@@ -53,6 +65,7 @@ int main(int argc, char** argv) {
   }
   engram::FactStore& facts = (*store)->facts();
 
+  const double resident_before = ResidentMb();
   const double build_start = ThreadCpuMs();
   engram::LexicalIndex index(scope);
   engram::Status read = facts.ForEach({scope}, [&](const engram::StoredFact& f) {
@@ -61,6 +74,7 @@ int main(int argc, char** argv) {
   });
   index.Seal();
   const double build_ms = ThreadCpuMs() - build_start;
+  const double index_mb = ResidentMb() - resident_before;
   if (!read.ok()) {
     std::cerr << "lexical_match: " << read.ToString() << "\n";
     return 1;
@@ -105,9 +119,10 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "{\"facts\": %zu, \"build_ms\": %.1f, \"queries\": %zu, \"matches_per_query\": %.0f, "
+      "{\"facts\": %zu, \"build_ms\": %.1f, \"index_resident_mb\": %.1f, \"queries\": %zu, "
+      "\"matches_per_query\": %.0f, "
       "\"store_ms_per_query\": %.3f, \"index_ms_per_query\": %.3f, \"ratio\": %.2f}\n",
-      index.Size(), build_ms, phrases.size(),
+      index.Size(), build_ms, index_mb, phrases.size(),
       static_cast<double>(matches) / static_cast<double>(searches),
       store_ms / static_cast<double>(searches), index_ms / static_cast<double>(searches),
       store_ms / index_ms);

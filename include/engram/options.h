@@ -349,10 +349,10 @@ struct EngineOptions {
   // ranking reads of each fact), brought in step with the store by the
   // changes numbered since, and find a search's lexical matches there: on
   // 10,000 short facts about 0.4 ms where the store's index takes about
-  // 2.4, for about 5 MB and a build of about 100 ms on a scope's first
-  // search. Searches with a filter or as_of, and stores that do not number
-  // changes (PostgreSQL), read the store's index. Default true; the CLI's
-  // one-shot commands turn it off, as they search once.
+  // 2.4, for about 10 MB and a build of about 100 ms on a scope's first
+  // search. Searches with a filter or as_of, and stores that do not
+  // number changes (PostgreSQL), read the store's index. Default true; the
+  // CLI's one-shot commands turn it off, as they search once.
   bool lexical_cache = true;
   Bm25Options bm25;
   TemporalOptions temporal;

@@ -453,6 +453,7 @@ Result<std::vector<LexicalCache::Lease>> LeaseIndexes(Store& store, LexicalCache
 // The lexical hits, each with its BM25 score and matched terms.
 Status GatherLexical(Store& store, LexicalCache* cache, SearchState* s) {
   if (!UsesLexical(s->options.mode)) return Status::OK();
+  if (s->lexical.terms.empty()) return Status::OK();  // nothing to match
   ENGRAM_ASSIGN_OR_RETURN(const std::vector<LexicalCache::Lease> leases,
                           LeaseIndexes(store, cache, *s));
   std::vector<const LexicalIndex*> indexes;

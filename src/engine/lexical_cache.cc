@@ -26,18 +26,25 @@ Result<std::optional<LexicalCache::Lease>> LexicalCache::Acquire(FactStore& stor
   if (!changes.ok()) return changes.status();
   const ScopeChanges now = *changes;
   Entry& entry = EntryOf(scope);
-  const auto serves = [&] { return entry.index != nullptr && entry.at == now; };
+  const auto serves = [&] { return entry.index != nullptr && entry.at.SameScopeAs(now); };
   {
     std::shared_lock read(entry.lock);
     if (serves()) return std::optional<Lease>(Lease(std::move(read), entry.index.get()));
   }
   {
     std::unique_lock write(entry.lock);
-    // An index ahead of this transaction serves later ones; this search
-    // reads the store's own, as it does where the index could not be
-    // brought to this state before (until the scope changes again).
-    if (entry.index != nullptr && entry.at.last > now.last) return std::optional<Lease>();
-    if (entry.failed && entry.failed_at == now) return std::optional<Lease>();
+    // An index of a later state of the store serves later searches; this
+    // one reads the store's own index, as does a search of an empty scope
+    // (whose index goes), and one of a scope the index could not be
+    // brought in step with, until its count changes.
+    if (entry.index != nullptr && entry.at.store > now.store && !serves()) {
+      return std::optional<Lease>();
+    }
+    if (now.facts == 0) {
+      entry.index.reset();
+      return std::optional<Lease>();
+    }
+    if (entry.failed && entry.failed_at.facts == now.facts) return std::optional<Lease>();
     if (!serves() && !BringInStep(store, scope, now, &entry).ok()) {
       entry.index.reset();
       entry.failed = true;

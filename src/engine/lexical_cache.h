@@ -4,18 +4,22 @@
 // finds its lexical matches without FTS5 and without a lookup per match.
 //
 // A search asks for a scope's index inside the read transaction it
-// searches (Acquire), and gets it only when the index describes exactly
+// searches (Acquire; never inside a write transaction, whose numbers a
+// rollback gives again), and gets it only when the index describes exactly
 // what that transaction sees: the scope's largest change number and fact
 // count as the index was last brought to. An index behind the snapshot is
 // brought in step first, from the snapshot: the facts changed since are
 // applied one by one (an access counted, a fact superseded, a fact added);
 // a fact whose text changed, a fact deleted (the count tells), or a first
 // use builds the scope's index again from every fact (about 100 ms for
-// 10,000 facts). A search whose snapshot is older than the index, a search
-// of a state the index could not be brought to (a read failed: the store's
-// own index then answers, or reports the error), and any search of a store
-// that does not number changes (PostgreSQL), gets none and reads the
-// store's own index, as every search did before.
+// 10,000 facts). A search whose snapshot is older than the index (by the
+// store's largest change number), a search of an empty scope (whose index
+// is dropped), a search of a scope the index could not be brought in step
+// with (a read failed, or the facts disagree with their count: not tried
+// again until the count changes), and any search of a store that does not
+// number changes (PostgreSQL), gets none and reads the store's own index,
+// as every search did before. An error reading the scope's state fails the
+// search, as the store's own index would.
 //
 // Thread-safety: Acquire may be called from any number of threads. Each
 // scope's index has a RwLock: a lease holds it shared while the search
@@ -69,7 +73,7 @@ class LexicalCache {
     std::unique_ptr<LexicalIndex> index;  // null until built, or after a failed step
     ScopeChanges at;                      // what `index` describes
     // The state it could not be brought to (a read failed, or the facts
-    // read disagreed with their count), not tried again.
+    // read disagreed with their count), not tried again at that count.
     bool failed = false;
     ScopeChanges failed_at;
   };

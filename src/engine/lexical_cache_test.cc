@@ -132,6 +132,35 @@ TEST_F(LexicalCacheTest, AScopeWhoseCountIsWrongReadsTheStoresOwnIndex) {
   EXPECT_EQ(cache.Builds(), 1u);
 }
 
+// Deleting the fact with the scope's largest change number lowers that
+// number: the index is built again for the later state, not taken for one
+// ahead of it; an emptied scope has none.
+TEST_F(LexicalCacheTest, DeletingTheLatestChangedFactIsALaterStateNotAnOlderOne) {
+  LexicalCache cache;
+  Add("deploy window opens at nine");
+  Add("the deploy needs two approvals");
+  ASSERT_TRUE(AcquireAndCompare(*store_, cache));
+  const StoredFact latest =
+      *store_->facts().Get("default", FactId("the deploy needs two approvals"));
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().DeleteRowids({"default"}, {latest.rowid}).status();
+                  })
+                  .ok());
+  EXPECT_TRUE(AcquireAndCompare(*store_, cache));
+  EXPECT_EQ(cache.Builds(), 2u);
+  const StoredFact first = *store_->facts().Get("default", FactId("deploy window opens at nine"));
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().DeleteRowids({"default"}, {first.rowid}).status();
+                  })
+                  .ok());
+  EXPECT_FALSE(AcquireAndCompare(*store_, cache));
+  Add("billing runs nightly");
+  EXPECT_TRUE(AcquireAndCompare(*store_, cache));
+  EXPECT_EQ(cache.Builds(), 3u);
+}
+
 // A snapshot older than the index gets none, and reads the store's own.
 TEST_F(LexicalCacheTest, ASnapshotOlderThanTheIndexGetsNone) {
   LexicalCache cache;

@@ -5,7 +5,6 @@
 #include <numeric>
 #include <utility>
 
-#include "src/common/hash.h"
 #include "src/store/index_forms.h"
 
 namespace engram {
@@ -20,14 +19,15 @@ void LexicalIndex::Add(const StoredFact& stored) {
 void LexicalIndex::Append(const StoredFact& stored) {
   assert(stored.fact.scope == scope_);
   const Fact& f = stored.fact;
-  const FullTextEntry entry = FullTextEntryOf(f.content, EncodeTags(f.tags));
+  std::string tags = EncodeTags(f.tags);
+  const FullTextEntry entry = FullTextEntryOf(f.content, tags);
   const auto index = static_cast<uint32_t>(facts_.size());
   IndexedFact& indexed = facts_.emplace_back();
   indexed.rowid = stored.rowid;
   indexed.id = f.id;
   indexed.content_terms = entry.content_terms;
   indexed.tags_terms = entry.tags_terms;
-  indexed.text = TextHash(f);
+  indexed.tags = std::move(tags);
   CopyFields(f, &indexed);
   for (size_t t = 0; t < entry.terms.size(); ++t) {
     postings_[entry.terms[t]].push_back(Posting{index, entry.content_tf[t], entry.tags_tf[t]});
@@ -42,13 +42,6 @@ void LexicalIndex::CopyFields(const Fact& fact, IndexedFact* indexed) {
   indexed->superseded = fact.IsSuperseded();
 }
 
-uint64_t LexicalIndex::TextHash(const Fact& fact) {
-  std::string text = fact.content;
-  text += '\0';
-  text += EncodeTags(fact.tags);
-  return Fnv1a64(text);
-}
-
 bool LexicalIndex::Apply(const StoredFact& stored) {
   assert(sealed_ && stored.fact.scope == scope_);
   if (facts_.empty() || stored.rowid > facts_.back().rowid) {
@@ -60,7 +53,7 @@ bool LexicalIndex::Apply(const StoredFact& stored) {
       std::lower_bound(facts_.begin(), facts_.end(), stored.rowid,
                        [](const IndexedFact& f, int64_t rowid) { return f.rowid < rowid; });
   if (it == facts_.end() || it->rowid != stored.rowid || it->id != stored.fact.id ||
-      it->text != TextHash(stored.fact)) {
+      it->tags != EncodeTags(stored.fact.tags)) {
     return false;
   }
   CopyFields(stored.fact, &*it);

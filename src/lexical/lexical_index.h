@@ -32,8 +32,9 @@ class LexicalIndex {
   // Orders what Add gathered; call once, after the last Add.
   void Seal();
   // Brings a sealed index up to `fact`, as the store now holds it: a fact
-  // indexed with the same content and tags takes its ranking and
-  // visibility fields; a fact with a rowid above every indexed one is
+  // indexed with the same id (a digest of its content, which the store
+  // never rewrites) and the same tags takes its ranking and visibility
+  // fields; a fact with a rowid above every indexed one is
   // added. False, and nothing changed, for anything else (its text
   // changed, or a rowid below the last that the index lacks): the index
   // can no longer follow and must be built again.
@@ -64,7 +65,7 @@ class LexicalIndex {
     Timestamp created_at = 0;
     Timestamp expires_at = 0;  // 0: never
     bool superseded = false;
-    uint64_t text = 0;  // TextHash of what was indexed
+    std::string tags;  // as stored (EncodeTags) when indexed
   };
   // One fact holding a form: the fact's index in facts_, and the form's
   // occurrences in its content and tags.
@@ -76,8 +77,6 @@ class LexicalIndex {
 
   // `fact`'s ranking and visibility fields.
   static void CopyFields(const Fact& fact, IndexedFact* indexed);
-  // Names the content and tags of `fact` (FNV-1a, 64 bits).
-  static uint64_t TextHash(const Fact& fact);
   // Indexes `stored` as the last fact.
   void Append(const StoredFact& stored);
   bool Sees(const IndexedFact& fact, const FactVisibility& visibility) const;

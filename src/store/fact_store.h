@@ -111,7 +111,11 @@ struct StoredFact {
 struct ScopeChanges {
   int64_t last = 0;   // the largest change number of its facts
   int64_t facts = 0;  // how many it holds
-  bool operator==(const ScopeChanges&) const = default;
+  int64_t store = 0;  // the largest change number given in the whole store
+  // Whether the scope is as it was at `other`, whatever other scopes did.
+  bool SameScopeAs(const ScopeChanges& other) const {
+    return last == other.last && facts == other.facts;
+  }
 };
 
 class FactStore {
@@ -232,11 +236,14 @@ class FactStore {
   // Changes, for a process that keeps a scope's facts in memory
   // (src/engine/lexical_cache.h). Every insert of a fact, and every update
   // of one (an access counted, a fact superseded, its tags rewritten),
-  // gives it the store's next change number: numbers only grow and are
-  // never given twice.
+  // gives it the store's next change number: committed numbers only grow
+  // and are never given twice (a transaction that rolls back gives its
+  // numbers again, so only a read transaction may rely on them).
   //
-  // The largest change number of `scope`'s facts (0 if none) and how many
-  // facts it holds: while both hold still, nothing of the scope changed.
+  // The largest change number of `scope`'s facts (0 if none), how many
+  // facts it holds, and the store's largest number: while the first two
+  // hold still, nothing of the scope changed (a deletion changes the
+  // count, and may lower the largest number).
   // NotSupported from a store that does not number changes.
   virtual Result<ScopeChanges> ChangesOf(const std::string& scope) = 0;
   // Every fact of `scope` whose change number is above `after`, with that

@@ -268,9 +268,9 @@ END;
       // last looked (FactStore::ChangesOf, ForEachChangedSince). `changed` takes the next
       // value of one sequence for the whole store on every insert and
       // every update of any other column (an access counted, a fact
-      // superseded): values only grow and are never given twice, so a
-      // scope's largest holds still exactly while none of its facts is
-      // added or changed. Deletions are seen by the scope's count.
+      // superseded): committed values only grow and are never given twice,
+      // so a scope's largest value and its count hold still exactly while
+      // none of its facts is added, changed or deleted.
       std::string(R"sql(
 ALTER TABLE facts ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE fact_changes(only INTEGER PRIMARY KEY CHECK (only = 0), seq INTEGER NOT NULL);

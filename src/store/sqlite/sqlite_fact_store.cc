@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,14 @@ RankInput ReadRankInput(const SqliteStatement& s) {
 constexpr char kFactColumns[] =
     "rowid, id, scope, content, tags, kind, source, created_at, updated_at, "
     "last_accessed, access_count, confidence, metadata, superseded_by, valid_until, expires_at";
+
+// The columns a list of them names ("a, b, c": 3).
+constexpr int ColumnsIn(std::string_view list) {
+  int commas = 0;
+  for (const char c : list) commas += c == ',' ? 1 : 0;
+  return commas + 1;
+}
+static_assert(ColumnsIn(kFactColumns) == 16, "ReadFact reads 16 columns");
 
 StoredFact ReadFact(const SqliteStatement& s) {
   StoredFact out;
@@ -404,16 +413,17 @@ Status SqliteFactStore::ForEach(const std::vector<std::string>& scopes,
 }
 
 Result<ScopeChanges> SqliteFactStore::ChangesOf(const std::string& scope) {
-  // Two seeks: the scope's largest change in facts_changed, its count in
-  // scope_stats.
+  // Three seeks: the scope's largest change in facts_changed, its count in
+  // scope_stats, the store's sequence.
   ENGRAM_ASSIGN_OR_RETURN(
       SqliteStatement s,
       db_->Prepare("SELECT coalesce((SELECT max(changed) FROM facts WHERE scope = ?1), 0), "
-                   "coalesce((SELECT facts FROM scope_stats WHERE scope = ?1), 0)"));
+                   "coalesce((SELECT facts FROM scope_stats WHERE scope = ?1), 0), "
+                   "(SELECT seq FROM fact_changes)"));
   s.BindText(1, scope);
   ENGRAM_ASSIGN_OR_RETURN(const bool row, s.Step());
   if (!row) return ScopeChanges{};
-  return ScopeChanges{s.ColumnInt(0), s.ColumnInt(1)};
+  return ScopeChanges{s.ColumnInt(0), s.ColumnInt(1), s.ColumnInt(2)};
 }
 
 Status SqliteFactStore::ForEachChangedSince(
@@ -425,7 +435,7 @@ Status SqliteFactStore::ForEachChangedSince(
                                        "ORDER BY rowid"));
   s.BindText(1, scope);
   s.BindInt(2, after);
-  constexpr int kChangedColumn = 16;  // after kFactColumns
+  constexpr int kChangedColumn = ColumnsIn(kFactColumns);  // the one after kFactColumns
   while (true) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row || !sink(ReadFact(s), s.ColumnInt(kChangedColumn))) break;

@@ -114,7 +114,10 @@ TEST(FactStoreOpenTest, MigratingFromSchema4FillsScopeStatsFromExistingFacts) {
   const ScopeChanges b = *(*store)->facts().ChangesOf("b");
   EXPECT_GT(b.last, 0);
   EXPECT_EQ(b.facts, 2);
-  EXPECT_EQ((*(*store)->facts().ChangesOf("a")), (ScopeChanges{0, 2}));
+  const ScopeChanges a = *(*store)->facts().ChangesOf("a");
+  EXPECT_EQ(a.last, 0);
+  EXPECT_EQ(a.facts, 2);
+  EXPECT_EQ(a.store, b.last);
   // The facts of the old file are current, without expiry.
   ListOptions both;
   both.scopes = {"a", "b"};
