@@ -39,6 +39,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/cpu_time.h"
 #include "bench/seeded_random.h"
 #include "src/embed/blas_api.h"
 #include "src/embed/local_embedder.h"
@@ -65,15 +66,6 @@ struct BenchOptions {
 
 double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// CPU time of `clock` (CLOCK_PROCESS_CPUTIME_ID: all threads;
-// CLOCK_THREAD_CPUTIME_ID: the calling one), in ms. Less sensitive than
-// wall time to other processes on a shared machine.
-double CpuMilliseconds(clockid_t clock) {
-  timespec now{};
-  clock_gettime(clock, &now);
-  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
 
 // Word lists for the templates below; "{x}" in a template takes a random

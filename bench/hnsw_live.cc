@@ -32,6 +32,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/cpu_time.h"
 #include "bench/vector_data.h"
 #include "engram/engine.h"
 #include "src/engine/vector_cache.h"
@@ -56,12 +57,6 @@ struct BenchOptions {
   int add_every_ms = 0;      // live phase: the least time from one add's start to the next
   std::string dir = "/tmp";  // where the store is made and removed
 };
-
-double CpuMs() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return (static_cast<double>(now.tv_sec) * 1e3) + (static_cast<double>(now.tv_nsec) / 1e6);
-}
 
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -234,13 +229,13 @@ class Bench {
     for (size_t q = 0; q < options_.queries; ++q) {
       const std::span<const float> query(queries_.data() + (q * options_.dim), options_.dim);
       const auto began = Clock::now();
-      const double cpu_began = CpuMs();
+      const double cpu_began = CpuMilliseconds();
       Result<std::vector<VectorHit>> hits = Status::OK();
       {
         const VectorCache::View view(*f.cache);
         hits = view.Search(query, {std::string(kDefaultScope)}, 10, -1.0, {}, &cosines);
       }
-      cpu.push_back(CpuMs() - cpu_began);
+      cpu.push_back(CpuMilliseconds() - cpu_began);
       wall.push_back(MsSince(began));
       if (!hits.ok()) return Fail("search", hits.status());
       const auto truth = exact.Search(query, 10, -2.0f);
@@ -299,9 +294,9 @@ class Bench {
       for (size_t q = 0; q < options_.queries; ++q) {
         const std::span<const float> query(queries_.data() + (q * options_.dim), options_.dim);
         const auto began = Clock::now();
-        const double cpu_began = CpuMs();
+        const double cpu_began = CpuMilliseconds();
         auto hits = (*index)->SearchWithEf(query, 10, -2.0f, ef);
-        cpu.push_back(CpuMs() - cpu_began);
+        cpu.push_back(CpuMilliseconds() - cpu_began);
         wall.push_back(MsSince(began));
         if (!hits.ok()) return Fail("search", hits.status());
         for (const int64_t fact : truth[q]) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "src/lexical/lexical_index.h"
 #include "src/lexical/lexical_searcher.h"
 #include "src/store/sqlite/sqlite_store.h"
@@ -33,12 +34,6 @@ double ResidentMb() {
   double resident = 0;
   statm >> pages >> resident;
   return resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
-
-double ThreadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 }  // namespace
@@ -66,14 +61,14 @@ int main(int argc, char** argv) {
   engram::FactStore& facts = (*store)->facts();
 
   const double resident_before = ResidentMb();
-  const double build_start = ThreadCpuMs();
+  const double build_start = engram::CpuMilliseconds();
   engram::LexicalIndex index(scope);
   engram::Status read = facts.ForEach({scope}, [&](const engram::StoredFact& f) {
     index.Add(f);
     return true;
   });
   index.Seal();
-  const double build_ms = ThreadCpuMs() - build_start;
+  const double build_ms = engram::CpuMilliseconds() - build_start;
   const double index_mb = ResidentMb() - resident_before;
   if (!read.ok()) {
     std::cerr << "lexical_match: " << read.ToString() << "\n";
@@ -100,14 +95,14 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (const std::vector<std::string>& p : phrases) {
       std::vector<engram::FullTextMatch> from_store;
-      const double t0 = ThreadCpuMs();
+      const double t0 = engram::CpuMilliseconds();
       engram::Status s = (*store)->ReadTransact([&]() -> engram::Status {
         ENGRAM_ASSIGN_OR_RETURN(from_store, facts.MatchFullText(p, false, {scope}, visibility));
         return engram::Status::OK();
       });
-      const double t1 = ThreadCpuMs();
+      const double t1 = engram::CpuMilliseconds();
       const std::vector<engram::FullTextMatch> from_index = index.Match(p, false, visibility);
-      const double t2 = ThreadCpuMs();
+      const double t2 = engram::CpuMilliseconds();
       if (!s.ok() || from_store.size() != from_index.size()) {
         std::cerr << "lexical_match: the index and the store disagree\n";
         return 1;

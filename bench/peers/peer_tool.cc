@@ -37,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/cpu_time.h"
 #include "engram/clock.h"
 #include "engram/embedder.h"
 #include "engram/engine.h"
@@ -52,12 +53,6 @@ constexpr size_t kDepth = 100;
 int Fail(const std::string& what) {
   std::fprintf(stderr, "peer_tool: %s\n", what.c_str());
   return 1;
-}
-
-double ThreadCpuMs() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return (static_cast<double>(now.tv_sec) * 1e3) + (static_cast<double>(now.tv_nsec) / 1e6);
 }
 
 double WallMs() {
@@ -142,9 +137,9 @@ int Data(const std::string& dataset_dir, const std::string& out) {
   std::vector<float> query_vectors;
   for (const EvalQuery& q : dataset->queries) {
     const double wall = WallMs();
-    const double cpu = ThreadCpuMs();
+    const double cpu = CpuMilliseconds();
     auto vectors = shared->Embed({q.text}, EmbedPurpose::kQuery);
-    embed_times << (WallMs() - wall) << "\t" << (ThreadCpuMs() - cpu) << "\n";
+    embed_times << (WallMs() - wall) << "\t" << (CpuMilliseconds() - cpu) << "\n";
     if (!vectors.ok()) return Fail("embed query " + q.id + ": " + vectors.status().message());
     query_vectors.insert(query_vectors.end(), vectors->front().begin(), vectors->front().end());
     queries << nlohmann::json{{"id", q.id}, {"scope", q.scope}, {"text", q.text}}.dump() << "\n";
@@ -188,9 +183,9 @@ int Search(const std::string& out, const std::string& mode_name, const std::stri
     options.scopes = {query["scope"].get<std::string>()};
     options.record_access = false;
     const double wall = WallMs();
-    const double cpu = ThreadCpuMs();
+    const double cpu = CpuMilliseconds();
     auto found = (*engine)->Search(query["text"].get<std::string>(), options);
-    times << (WallMs() - wall) << "\t" << (ThreadCpuMs() - cpu) << "\n";
+    times << (WallMs() - wall) << "\t" << (CpuMilliseconds() - cpu) << "\n";
     if (!found.ok()) return Fail("search: " + found.status().message());
     std::vector<ScoredDoc>& ranking = run[query["id"].get<std::string>()];
     for (const SearchHit& hit : found->hits) {
