@@ -44,14 +44,13 @@ Result<std::optional<LexicalCache::Lease>> LexicalCache::Acquire(FactStore& stor
       entry.index.reset();
       return std::optional<Lease>();
     }
-    if (entry.failed && entry.failed_at.facts == now.facts) return std::optional<Lease>();
+    if (entry.failed_at_count == now.facts) return std::optional<Lease>();
     if (!serves() && !BringInStep(store, scope, now, &entry).ok()) {
       entry.index.reset();
-      entry.failed = true;
-      entry.failed_at = now;
+      entry.failed_at_count = now.facts;
       return std::optional<Lease>();
     }
-    entry.failed = false;
+    entry.failed_at_count.reset();
   }
   // Another search may have moved it on between the two locks.
   std::shared_lock read(entry.lock);

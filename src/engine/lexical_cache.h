@@ -72,10 +72,10 @@ class LexicalCache {
     RwLock lock;
     std::unique_ptr<LexicalIndex> index;  // null until built, or after a failed step
     ScopeChanges at;                      // what `index` describes
-    // The state it could not be brought to (a read failed, or the facts
-    // read disagreed with their count), not tried again at that count.
-    bool failed = false;
-    ScopeChanges failed_at;
+    // The scope's count when the index could not be brought in step (a
+    // read failed, or the facts read disagreed with their count): not
+    // tried again while the count is the same.
+    std::optional<int64_t> failed_at_count;
   };
 
   Entry& EntryOf(const std::string& scope);

@@ -203,12 +203,8 @@ std::vector<FullTextMatch> MatchIndexes(const std::vector<const LexicalIndex*>& 
   std::vector<FullTextMatch> out;
   for (const LexicalIndex* index : indexes) {
     std::vector<FullTextMatch> found = index->Match(phrases, content_only, visibility);
-    if (out.empty()) {
-      out = std::move(found);
-    } else {
-      out.insert(out.end(), std::make_move_iterator(found.begin()),
-                 std::make_move_iterator(found.end()));
-    }
+    out.insert(out.end(), std::make_move_iterator(found.begin()),
+               std::make_move_iterator(found.end()));
   }
   if (indexes.size() > 1) {
     std::sort(out.begin(), out.end(),
