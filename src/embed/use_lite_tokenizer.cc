@@ -275,8 +275,11 @@ std::vector<int32_t> UseLiteTokenizer::Encode(std::string_view text) const {
       ++pos;
       const auto at = static_cast<size_t>(node);
       const int32_t piece = tables_.node_piece[at];
-      if (piece >= 0) {
-        relax(k, static_cast<size_t>(ws.cp_index[pos]), tables_.node_score[at], piece);
+      // A piece ends only where a code point does; tables read from a
+      // file can hold one that would end inside it.
+      const int32_t end = ws.cp_index[pos];
+      if (piece >= 0 && end >= 0) {
+        relax(k, static_cast<size_t>(end), tables_.node_score[at], piece);
         matched = true;
       }
       if (pos == num_bytes) break;

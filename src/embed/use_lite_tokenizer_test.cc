@@ -317,6 +317,29 @@ TEST(UseLiteTokenizerTest, ItsTablesUsedInPlaceEncodeTheSameAndBadOnesAreRefused
   EXPECT_THAT(refused(bad), HasSubstr("an edge table of 12 slots"));
 }
 
+// Tables read from a file may hold a piece that ends inside a code point
+// (no vocabulary builds one): it is never matched, and encoding stays
+// inside the tables.
+TEST(UseLiteTokenizerTest, APieceEndingInsideACodePointIsNeverMatched) {
+  const std::unique_ptr<UseLiteTokenizer> built = SmallTokenizer();
+  const UseLiteTokenizer::Tables& tables = built->GetTables();
+  std::vector<int32_t> node_piece(tables.node_piece.begin(), tables.node_piece.end());
+  std::vector<double> node_score(tables.node_score.begin(), tables.node_score.end());
+  const int32_t first_byte_of_mark = tables.root_children[static_cast<uint8_t>(kMark[0])];
+  ASSERT_GE(first_byte_of_mark, 0);
+  ASSERT_EQ(node_piece[static_cast<size_t>(first_byte_of_mark)], -1);
+  node_piece[static_cast<size_t>(first_byte_of_mark)] = 8;  // "b", scoring best of all
+  node_score[static_cast<size_t>(first_byte_of_mark)] = 0.5;
+  UseLiteTokenizer::Tables odd = tables;
+  odd.node_piece = node_piece;
+  odd.node_score = node_score;
+  auto tokenizer = UseLiteTokenizer::FromTables(odd, nullptr);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  for (const std::string text : {"a", "ab", "a\ta", "B", " ", "\xE2\x98\x83"}) {
+    EXPECT_EQ((*tokenizer)->Encode(text), built->Encode(text)) << text;
+  }
+}
+
 TEST(UseLiteTokenizerTest, ParsesVocabJsonWithNullScores) {
   auto tokenizer = UseLiteTokenizer::FromVocabJson(
       R"([["\ufffd", 0], ["<s>", 0], ["</s>", 0], ["a", 0], ["b", 0], ["c", 0],)"
