@@ -40,7 +40,7 @@ std::vector<std::optional<AddOutcome>> EngineImpl::MergeNearDuplicates(
     for (const Pair& p : pairs) {
       if (facts.count(p.neighbour)) near.push_back(p);  // else superseded, expired or gone
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<double> overlap, TermOverlaps(near, facts));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<double> overlap, TermOverlaps(options, near, facts));
     std::unordered_map<int64_t, size_t> index_of;
     for (size_t i = 0; i < embedded->size(); ++i) index_of[(*embedded)[i].rowid] = i;
     ENGRAM_RETURN_IF_ERROR(store_->Transact([&]() -> Status {

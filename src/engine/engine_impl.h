@@ -245,8 +245,11 @@ class EngineImpl final : public Engine {
                             std::unordered_map<int64_t, RankInput>* facts);
   // The weighted term overlap (src/lexical/term_overlap.h) of each pair,
   // over the statistics of the new fact's scope; `facts` holds both facts
-  // of every pair. The caller holds mutex_.
-  Result<std::vector<double>> TermOverlaps(const std::vector<Pair>& pairs,
+  // of every pair. The statistics are counted in the scope's index in
+  // memory when `options.lexical_cache` allows and it can serve, in the
+  // store's otherwise. The caller holds mutex_.
+  Result<std::vector<double>> TermOverlaps(const EngineOptions& options,
+                                           const std::vector<Pair>& pairs,
                                            const std::unordered_map<int64_t, RankInput>& facts);
 
   // Writes `plan` for attachment `name` (created when `id` is 0, else

@@ -82,7 +82,8 @@ Status EngineImpl::AddNeighbourInputs(const std::vector<Pair>& pairs,
 }
 
 Result<std::vector<double>> EngineImpl::TermOverlaps(
-    const std::vector<Pair>& pairs, const std::unordered_map<int64_t, RankInput>& facts) {
+    const EngineOptions& options, const std::vector<Pair>& pairs,
+    const std::unordered_map<int64_t, RankInput>& facts) {
   std::vector<int64_t> rowids;
   std::vector<std::string> scopes;
   for (const Pair& p : pairs) {
@@ -105,8 +106,21 @@ Result<std::vector<double>> EngineImpl::TermOverlaps(
     }
   }
   std::unordered_map<std::string, TermStatistics> stats;
-  for (const auto& [scope, all] : scope_terms) {
-    ENGRAM_ASSIGN_OR_RETURN(stats[scope], TermDocumentFrequencies(store_->facts(), all, scope));
+  for (const auto& entry : scope_terms) {
+    const std::string& scope = entry.first;
+    const std::vector<std::string>& all = entry.second;
+    // One read transaction, so that the index leased and the store's
+    // count of facts describe the same state.
+    ENGRAM_RETURN_IF_ERROR(store_->ReadTransact([&]() -> Status {
+      std::optional<LexicalCache::Lease> lease;
+      if (options.lexical_cache) {
+        ENGRAM_ASSIGN_OR_RETURN(lease, lexical_cache_.Acquire(store_->facts(), scope));
+      }
+      ENGRAM_ASSIGN_OR_RETURN(
+          stats[scope],
+          TermDocumentFrequencies(store_->facts(), all, scope, lease ? &lease->Index() : nullptr));
+      return Status::OK();
+    }));
   }
   std::vector<double> overlap;
   overlap.reserve(pairs.size());
@@ -149,7 +163,7 @@ void EngineImpl::LinkVersions(const EngineOptions& options,
       if (a->second.created_at != b->second.created_at) linked.push_back(p);
     }
     if (versions.link_min_overlap > 0.0) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<double> overlap, TermOverlaps(linked, facts));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<double> overlap, TermOverlaps(options, linked, facts));
       size_t kept = 0;
       for (size_t i = 0; i < linked.size(); ++i) {
         if (overlap[i] >= versions.link_min_overlap) linked[kept++] = linked[i];

@@ -91,6 +91,12 @@ bool LexicalIndex::Sees(const IndexedFact& fact, const FactVisibility& visibilit
   return visibility.include_expired || fact.expires_at == 0 || fact.expires_at > visibility.now;
 }
 
+int64_t LexicalIndex::FactsHolding(const std::string& form) const {
+  // A fact holds each of its forms once in postings_.
+  const auto it = postings_.find(form);
+  return it == postings_.end() ? 0 : static_cast<int64_t>(it->second.size());
+}
+
 std::vector<FullTextMatch> LexicalIndex::Match(const std::vector<std::string>& phrases,
                                                bool content_only,
                                                const FactVisibility& visibility) const {

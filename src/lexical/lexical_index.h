@@ -50,6 +50,10 @@ class LexicalIndex {
   std::vector<FullTextMatch> Match(const std::vector<std::string>& phrases, bool content_only,
                                    const FactVisibility& visibility) const;
 
+  // How many indexed facts hold `form` in content or tags, whatever their
+  // visibility: FactStore::FactsHolding's count, without a query.
+  int64_t FactsHolding(const std::string& form) const;
+
   const std::string& Scope() const { return scope_; }
   size_t Size() const { return facts_.size(); }
 

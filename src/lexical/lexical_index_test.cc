@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/lexical/lexical_searcher.h"
+#include "src/lexical/term_overlap.h"
 #include "src/store/index_forms.h"
 #include "tests/store_for_test.h"
 #include "tests/test_util.h"
@@ -202,6 +203,23 @@ TEST_F(LexicalIndexTest, MatchesWhatTheStoreMatchesWithTheSameCounts) {
       ExpectSameMatches(index, PhrasesOf(WithPortugueseForms(AnalyzeQuery(text))).phrases, false,
                         plain);
     }
+    // Each form's count of facts, superseded and expired ones included, and
+    // so the statistics of term overlap.
+    int64_t held = 0;
+    for (const std::string& form : forms) {
+      auto expected = store_->facts().FactsHolding(form, scope);
+      ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+      EXPECT_EQ(index.FactsHolding(form), *expected) << scope << " " << form;
+      held += *expected;
+    }
+    EXPECT_EQ(index.FactsHolding("absent"), 0);
+    EXPECT_GT(held, 100);
+    auto from_store = TermDocumentFrequencies(store_->facts(), forms, scope);
+    auto from_index = TermDocumentFrequencies(store_->facts(), forms, scope, &index);
+    ASSERT_TRUE(from_store.ok() && from_index.ok());
+    EXPECT_EQ(from_index->n_docs, from_store->n_docs);
+    EXPECT_EQ(from_index->n_docs, static_cast<int64_t>(index.Size()));
+    EXPECT_EQ(from_index->doc_freq, from_store->doc_freq);
   }
   // The comparisons were of something.
   EXPECT_EQ(compared_, 2u * (60 * 6 + 4));

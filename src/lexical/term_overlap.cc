@@ -1,6 +1,7 @@
 #include "src/lexical/term_overlap.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "src/lexical/bm25.h"
 
@@ -8,13 +9,19 @@ namespace engram {
 
 Result<TermStatistics> TermDocumentFrequencies(FactStore& store,
                                                const std::vector<std::string>& terms,
-                                               const std::string& scope) {
+                                               const std::string& scope,
+                                               const LexicalIndex* index) {
+  assert(index == nullptr || index->Scope() == scope);
   TermStatistics stats;
   ENGRAM_ASSIGN_OR_RETURN(const FullTextTotals totals, store.FullTextTotalsOf({scope}));
   stats.n_docs = totals.facts;
   for (const std::string& term : terms) {
     if (stats.doc_freq.count(term)) continue;
-    ENGRAM_ASSIGN_OR_RETURN(stats.doc_freq[term], store.FactsHolding(term, scope));
+    if (index != nullptr) {
+      stats.doc_freq[term] = index->FactsHolding(term);
+    } else {
+      ENGRAM_ASSIGN_OR_RETURN(stats.doc_freq[term], store.FactsHolding(term, scope));
+    }
   }
   return stats;
 }

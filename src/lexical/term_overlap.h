@@ -11,8 +11,8 @@
 // share them, two facts about a scope's usual subject share only its
 // common words.
 //
-// Thread-safety: TermDocumentFrequencies uses the caller's store under the
-// caller's lock; the rest is pure.
+// Thread-safety: TermDocumentFrequencies uses the caller's store (and
+// index) under the caller's lock; the rest is pure.
 #ifndef ENGRAM_SRC_LEXICAL_TERM_OVERLAP_H_
 #define ENGRAM_SRC_LEXICAL_TERM_OVERLAP_H_
 
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "src/lexical/lexical_index.h"
 #include "src/store/fact_store.h"
 
 namespace engram {
@@ -33,10 +34,14 @@ struct TermStatistics {
 };
 
 // The statistics of `terms` over the facts of `scope`, every stored fact
-// counted (as BM25 counts them); a term in no fact counts 0.
+// counted (as BM25 counts them); a term in no fact counts 0. Each term's
+// count comes from `index` when given (the scope's index as `store`'s
+// current transaction sees it: the same counts without a query per term),
+// and from the store's own index otherwise.
 Result<TermStatistics> TermDocumentFrequencies(FactStore& store,
                                                const std::vector<std::string>& terms,
-                                               const std::string& scope);
+                                               const std::string& scope,
+                                               const LexicalIndex* index = nullptr);
 
 // The weighted overlap above of two sets of distinct terms. A term missing
 // from `stats` counts as occurring in no fact.

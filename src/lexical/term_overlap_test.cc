@@ -63,6 +63,22 @@ TEST(TermDocumentFrequenciesTest, CountsTheFactsOfOneScope) {
   EXPECT_EQ(stats->doc_freq.at(terms[1]), 2);
   EXPECT_EQ(stats->doc_freq.at(terms[2]), 1);
   EXPECT_EQ(stats->doc_freq.at(terms[3]), 0);
+
+  // The same counts from the scope's index in memory.
+  LexicalIndex index("home");
+  ASSERT_TRUE((*store)
+                  ->facts()
+                  .ForEach({"home"},
+                           [&](const StoredFact& f) {
+                             index.Add(f);
+                             return true;
+                           })
+                  .ok());
+  index.Seal();
+  auto from_index = TermDocumentFrequencies((*store)->facts(), terms, "home", &index);
+  ASSERT_TRUE(from_index.ok()) << from_index.status().ToString();
+  EXPECT_EQ(from_index->n_docs, 3);
+  EXPECT_EQ(from_index->doc_freq, stats->doc_freq);
 }
 
 }  // namespace
