@@ -17,8 +17,9 @@
 //  - vs read: CPU p50 over that of "memory read", a single-core pass that
 //    sums the n vectors' floats (the least one core can spend reading them),
 //    timed in the same interleaved loop; the exact engines' rows show it.
-// "engram FlatIndex int8" is FlatIndex with FlatIndexOptions::int8_scan
-// (--int8-rescore-factor and --int8-rescore-min set its candidates).
+// "engram FlatIndex int8" is FlatIndex with FlatIndexOptions::int8_scan,
+// whose hits are the float scan's by construction (its recall is checked
+// all the same).
 // Exact engines run once per --threads value: FlatIndexOptions::threads and
 // omp_set_num_threads are set alike (FAISS 1.7 parallelises a search over
 // its queries, so one query uses one thread whatever the setting).
@@ -81,9 +82,6 @@ struct BenchOptions {
   std::vector<size_t> ef_sweep = {32, 64, 256, 512};  // more ef values to measure
   std::vector<std::string> engines = {"read", "flat", "int8", "faiss", "hnsw", "hnswlib"};
   std::string dir = "/tmp";  // where the HNSW files are saved
-  // int8 engine: FlatIndexOptions' rescoring candidates, its defaults unless set.
-  size_t int8_rescore_factor = FlatIndexOptions{}.int8_rescore_factor;
-  size_t int8_rescore_min = FlatIndexOptions{}.int8_rescore_min;
 
   bool Runs(const std::string& engine) const;
 };
@@ -334,12 +332,7 @@ void RunSize(const BenchOptions& options, const DataSet& set, size_t n) {
       FlatIndexOptions flat_options;
       flat_options.threads = threads;
       flat_options.int8_scan = codes;
-      flat_options.int8_rescore_factor = options.int8_rescore_factor;
-      flat_options.int8_rescore_min = options.int8_rescore_min;
-      const std::string name = codes ? "engram FlatIndex int8 (rescore max(" +
-                                           std::to_string(options.int8_rescore_factor) + "k, " +
-                                           std::to_string(options.int8_rescore_min) + "))"
-                                     : "engram FlatIndex";
+      const std::string name = codes ? "engram FlatIndex int8" : "engram FlatIndex";
       Engine engine{row(name, std::to_string(threads)), nullptr};
       std::unique_ptr<FlatIndex>& index = codes ? int8 : flat;
       index = BuildFlat(data, n, dim, flat_options, &engine.row.build_s);
@@ -482,10 +475,6 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--engines", options.engines, "read, flat, int8, faiss, hnsw, hnswlib")
       ->delimiter(',');
-  app.add_option("--int8-rescore-factor", options.int8_rescore_factor,
-                 "int8 engine: candidates rescored per hit wanted");
-  app.add_option("--int8-rescore-min", options.int8_rescore_min,
-                 "int8 engine: fewest candidates rescored");
   app.add_option("--dir", options.dir, "where HNSW files are saved and removed");
   CLI11_PARSE(app, argc, argv);
   if (options.queries == 0 || options.dim == 0 || options.k == 0) {

@@ -132,12 +132,12 @@ struct VectorOptions {
   // and exits (engram's one-shot commands set it). A snapshot is rewritten
   // when its scope has changed by more than a 32nd since. Default false.
   bool flat_snapshots = false;
-  // Scan an exactly searched scope by int8 codes first and score the best
-  // candidates exactly in float (FlatIndexOptions::int8_scan): a quarter of
-  // the bytes read per search (3.3x faster at 100,000 x 512) for a quarter
-  // more memory; results keep exact scores, and recall@10 against the
-  // float scan was 1.0 on generated data (bench/RESULTS-scan.md). A scope
-  // loaded from a flat snapshot is scanned in float.
+  // Scan an exactly searched scope by int8 codes first and score in float
+  // only the rows a bound cannot rule out (FlatIndexOptions::int8_scan):
+  // the same hits and scores as the float scan, bit for bit, reading about
+  // a quarter of the bytes per search (3.3x faster at 100,000 x 512,
+  // bench/RESULTS-scan.md) for a quarter more memory. A scope loaded from a
+  // flat snapshot is scanned in float. Default false.
   bool int8_scan = false;
 };
 

@@ -273,7 +273,7 @@ const std::vector<KeyDef>& Keys() {
       ENGRAM_INT_KEY("vector.hnsw_save_delay_ms", engine.vector.hnsw_save_delay_ms, 0, 3600000,
                      "most time a changed HNSW index waits to be written, in the background"),
       ENGRAM_BOOL_KEY("vector.int8_scan", engine.vector.int8_scan,
-                      "scan exact scopes by int8 codes, then rescore the best exactly"),
+                      "scan exact scopes by int8 codes, scoring in float only rows a bound keeps"),
       {"vector.backfill_batch_max", KeyType::kInt, 1, 100000,
        "most facts embedded in the background after one search",
        [](const ResolvedConfig& c) { return std::to_string(c.engine.vector.backfill_batch_max); },

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <system_error>
 #include <thread>
 
@@ -17,6 +20,21 @@ constexpr size_t kMinRowsPerThread = 4096;
 
 // Rows whose code sums ScanCodes takes per DotRowsInt8 call.
 constexpr size_t kCodeBlockRows = 256;
+
+// The bound's allowance, per unit of the query's length, for the rounding
+// of the float dot product of a stored (unit) row, at most about n 2^-24:
+// 3.1e-5 at 512 dimensions and 2.4e-4 at 4,096, and of the product of the
+// two scales (a few 1e-7). See flat_index.h.
+double ScoreSlack(size_t dimension) {
+  return 2.0 * static_cast<double>(dimension) * 0x1p-24 + 1e-6;
+}
+
+// `x` rounded up to the next float, so that a bound kept as a float stays a
+// bound.
+float RoundedUp(double x) {
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) >= x ? f : std::nextafter(f, std::numeric_limits<float>::max());
+}
 
 }  // namespace
 
@@ -53,12 +71,44 @@ Status FlatIndex::Upsert(int64_t label, std::span<const float> vector) {
   }
   if (KeepsCodes()) {
     codes_.resize(labels_.size() * dimension_);
-    code_scales_.resize(labels_.size());
-    code_scales_[row] =
-        QuantizeInt8(std::span<const float>(rows_.data() + (row * dimension_), dimension_),
-                     codes_.data() + (row * dimension_));
+    code_bounds_.resize(labels_.size());
+    code_bounds_[row] =
+        CodeRow(std::span<const float>(rows_.data() + (row * dimension_), dimension_),
+                codes_.data() + (row * dimension_));
   }
   return Status::OK();
+}
+
+FlatIndex::CodeBound FlatIndex::CodeRow(std::span<const float> row, int8_t* codes) {
+  CodeBound bound;
+  bound.scale = QuantizeInt8(row, codes);
+  double error2 = 0.0;
+  double norm2 = 0.0;
+  for (size_t i = 0; i < row.size(); ++i) {
+    const double coded = static_cast<double>(bound.scale) * codes[i];
+    error2 += (static_cast<double>(row[i]) - coded) * (static_cast<double>(row[i]) - coded);
+    norm2 += coded * coded;
+  }
+  bound.error = RoundedUp(std::sqrt(error2) * (1.0 + 1e-12));
+  bound.norm = RoundedUp(std::sqrt(norm2) * (1.0 + 1e-12));
+  return bound;
+}
+
+FlatIndex::QueryCodes FlatIndex::CodesOfQuery(std::span<const float> query) {
+  QueryCodes q;
+  q.codes.resize(query.size());
+  q.scale = QuantizeQueryCodes(query, q.codes.data());
+  double error2 = 0.0;
+  double norm2 = 0.0;
+  for (size_t i = 0; i < query.size(); ++i) {
+    const double x = query[i];
+    const double left = x - (static_cast<double>(q.scale) * q.codes[i]);
+    error2 += left * left;
+    norm2 += x * x;
+  }
+  q.error = std::sqrt(error2) * (1.0 + 1e-12);
+  q.norm = std::sqrt(norm2) * (1.0 + 1e-12);
+  return q;
 }
 
 bool FlatIndex::KeepsCodes() const { return options_.int8_scan && dimension_ <= kMaxInt8Dimension; }
@@ -70,7 +120,7 @@ void FlatIndex::MoveRow(size_t from, size_t to) {
   if (KeepsCodes()) {
     std::copy_n(codes_.begin() + static_cast<std::ptrdiff_t>(from * dimension_), dimension_,
                 codes_.begin() + static_cast<std::ptrdiff_t>(to * dimension_));
-    code_scales_[to] = code_scales_[from];
+    code_bounds_[to] = code_bounds_[from];
   }
 }
 
@@ -79,7 +129,7 @@ void FlatIndex::Truncate(size_t rows) {
   rows_.resize(rows * dimension_);
   if (KeepsCodes()) {
     codes_.resize(rows * dimension_);
-    code_scales_.resize(rows);
+    code_bounds_.resize(rows);
   }
 }
 
@@ -131,30 +181,55 @@ void FlatIndex::ScanRows(const float* query, size_t begin, size_t end, size_t k,
                /*skip=*/nullptr, heap, row_scores);
 }
 
-void FlatIndex::ScanCodes(const float* query, const int16_t* query_codes, float query_scale,
-                          size_t begin, size_t end, size_t k, float min_score,
-                          std::vector<ScoredLabel>* heap) const {
-  // Phase 1: the best `keep` rows by approximate score (a candidate's
-  // `label` holds its row).
-  const size_t keep = std::max(options_.int8_rescore_factor * k, options_.int8_rescore_min);
-  std::vector<ScoredLabel> candidates;
-  candidates.reserve(keep);
+void FlatIndex::ScanCodes(const float* query, const QueryCodes& codes, size_t begin, size_t end,
+                          size_t k, float min_score, std::vector<ScoredLabel>* heap) const {
+  // Phase 1: each row's score by its codes, with the bound on how far the
+  // float score can be (flat_index.h). A row stays a candidate while its
+  // upper end reaches the k-th largest lower end so far (`floor`, from the
+  // min-heap `lowers`), which only rises; rows still below min_score at
+  // their upper end never can be hits.
+  const double slack = ScoreSlack(dimension_) * codes.norm;
+  struct Candidate {
+    size_t row;
+    double upper;
+  };
+  std::vector<Candidate> candidates;
+  std::vector<double> lowers;  // a min-heap of the k largest lower ends
+  lowers.reserve(k);
+  double floor = -std::numeric_limits<double>::infinity();
   std::array<int32_t, kCodeBlockRows> sums{};
   for (size_t block = begin; block < end; block += kCodeBlockRows) {
     const size_t count = std::min(kCodeBlockRows, end - block);
-    DotRowsInt8(query_codes, codes_.data() + (block * dimension_), count, dimension_, sums.data());
+    DotRowsInt8(codes.codes.data(), codes_.data() + (block * dimension_), count, dimension_,
+                sums.data());
     for (size_t i = 0; i < count; ++i) {
-      const float approximate = static_cast<float>(sums[i]) * code_scales_[block + i] * query_scale;
-      if (candidates.size() == keep && approximate < candidates.front().score) continue;
-      OfferHit({static_cast<int64_t>(block + i), approximate}, keep, &candidates);
+      const CodeBound& row = code_bounds_[block + i];
+      const double approximate = static_cast<double>(sums[i]) * row.scale * codes.scale;
+      const double bound = (static_cast<double>(row.norm) * codes.error) +
+                           (static_cast<double>(row.error) * codes.norm) + slack;
+      const double upper = approximate + bound;
+      if (upper < floor || upper < min_score) continue;
+      candidates.push_back({block + i, upper});
+      const double lower = approximate - bound;
+      if (lowers.size() < k) {
+        lowers.push_back(lower);
+        std::push_heap(lowers.begin(), lowers.end(), std::greater<>());
+      } else if (lower > lowers.front()) {
+        std::pop_heap(lowers.begin(), lowers.end(), std::greater<>());
+        lowers.back() = lower;
+        std::push_heap(lowers.begin(), lowers.end(), std::greater<>());
+      }
+      if (lowers.size() == k) floor = lowers.front();
     }
   }
-  // Phase 2: the candidates scored exactly, as ScanRows scores every row.
+  // Phase 2: the candidates the final floor leaves, scored exactly as
+  // ScanRows scores every row. At least k rows score at least the floor,
+  // and every row left out scores below it.
   heap->reserve(k);
-  for (const ScoredLabel& candidate : candidates) {
-    const auto row = static_cast<size_t>(candidate.label);
-    const float score = Dot(query, rows_.data() + (row * dimension_), dimension_);
-    if (score >= min_score) OfferHit({labels_[row], score}, k, heap);
+  for (const Candidate& candidate : candidates) {
+    if (candidate.upper < floor) continue;
+    const float score = Dot(query, rows_.data() + (candidate.row * dimension_), dimension_);
+    if (score >= min_score) OfferHit({labels_[candidate.row], score}, k, heap);
   }
 }
 
@@ -166,8 +241,13 @@ Result<std::vector<ScoredLabel>> FlatIndex::Search(std::span<const float> query,
 Result<std::vector<ScoredLabel>> FlatIndex::SearchAndScore(
     std::span<const float> query, size_t k, float min_score, std::span<const int64_t> labels,
     std::vector<std::optional<float>>* scores) const {
-  // The code scan scores few rows exactly: the labels are scored one by one.
-  if (KeepsCodes()) return VectorIndex::SearchAndScore(query, k, min_score, labels, scores);
+  if (KeepsCodes()) {
+    // The code scan scores few rows in float: the labels' rows are read
+    // apart, in row order, the next one fetched while one is scored.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> hits, Scan(query, k, min_score, nullptr));
+    ScoreLabels(query.data(), labels, scores);
+    return hits;
+  }
   std::vector<float> row_scores(labels_.size());
   // k == 0 still scans: the labels want their scores.
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ScoredLabel> hits,
@@ -192,17 +272,13 @@ Result<std::vector<ScoredLabel>> FlatIndex::Scan(std::span<const float> query, s
 
   // Each slice of rows is scanned in float, or by its codes when the index
   // keeps them (then row_scores is null: SearchAndScore does not ask).
-  std::vector<int16_t> query_codes;
-  float query_scale = 0.0f;
-  if (KeepsCodes()) {
-    query_codes.resize(dimension_);
-    query_scale = QuantizeQueryCodes(query, query_codes.data());
-  }
+  const bool by_codes = KeepsCodes();
+  const QueryCodes codes = by_codes ? CodesOfQuery(query) : QueryCodes{};
   const auto scan = [&](size_t begin, size_t end, std::vector<ScoredLabel>* heap) {
-    if (query_codes.empty()) {
-      ScanRows(query.data(), begin, end, k, min_score, heap, row_scores);
+    if (by_codes) {
+      ScanCodes(query.data(), codes, begin, end, k, min_score, heap);
     } else {
-      ScanCodes(query.data(), query_codes.data(), query_scale, begin, end, k, min_score, heap);
+      ScanRows(query.data(), begin, end, k, min_score, heap, row_scores);
     }
   };
 
@@ -238,6 +314,28 @@ Result<std::vector<ScoredLabel>> FlatIndex::Scan(std::span<const float> query, s
   return hits;
 }
 
+void FlatIndex::ScoreLabels(const float* query, std::span<const int64_t> labels,
+                            std::vector<std::optional<float>>* scores) const {
+  scores->assign(labels.size(), std::nullopt);
+  std::vector<std::pair<size_t, size_t>> rows;  // (row, index into labels)
+  rows.reserve(labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const auto found = row_of_.find(labels[i]);
+    if (found != row_of_.end()) rows.emplace_back(found->second, i);
+  }
+  std::sort(rows.begin(), rows.end());
+  constexpr size_t kCacheLine = 64;
+  const size_t row_bytes = dimension_ * sizeof(float);
+  for (size_t j = 0; j < rows.size(); ++j) {
+    if (j + 1 < rows.size()) {
+      const char* next =
+          reinterpret_cast<const char*>(rows_.data() + (rows[j + 1].first * dimension_));
+      for (size_t b = 0; b < row_bytes; b += kCacheLine) __builtin_prefetch(next + b);
+    }
+    (*scores)[rows[j].second] = Dot(query, rows_.data() + (rows[j].first * dimension_), dimension_);
+  }
+}
+
 std::optional<float> FlatIndex::Score(std::span<const float> query, int64_t label) const {
   if (query.size() != dimension_) return std::nullopt;
   const auto found = row_of_.find(label);
@@ -263,7 +361,7 @@ void FlatIndex::Reserve(size_t rows) {
   row_of_.reserve(rows);
   if (KeepsCodes()) {
     codes_.reserve(rows * dimension_);
-    code_scales_.reserve(rows);
+    code_bounds_.reserve(rows);
   }
 }
 
@@ -273,7 +371,7 @@ size_t FlatIndex::MemoryBytes() const {
   constexpr size_t kMapNodeBytes = sizeof(std::pair<const int64_t, size_t>) + sizeof(void*);
   return (rows_.capacity() * sizeof(float)) + (labels_.capacity() * sizeof(int64_t)) +
          (row_of_.size() * kMapNodeBytes) + (row_of_.bucket_count() * sizeof(void*)) +
-         codes_.capacity() + (code_scales_.capacity() * sizeof(float));
+         codes_.capacity() + (code_bounds_.capacity() * sizeof(CodeBound));
 }
 
 }  // namespace engram

@@ -15,11 +15,20 @@
 // same vector. SearchAndScore takes the labels' scores from the scan itself.
 //
 // With int8_scan, each row also keeps int8 codes (vector_math.h), a quarter
-// of its bytes, and a search first scans the codes, keeping the best
-// candidates by approximate score, then scores those exactly from the
-// float rows: the hits and their scores are exact, and a true hit is missed
-// only when the codes rank it below every kept candidate (recall measured
-// in bench/RESULTS-scan.md). It costs a quarter more memory.
+// of its bytes, with a bound on how far its codes' score can be from its
+// float score, and a search first scans the codes, then scores exactly
+// from the float rows only the rows whose bound reaches the k-th best
+// lower bound: every other row scores below k rows for certain. So the
+// hits, their order and their scores are those of the float scan, bit for
+// bit, whatever the data; what the codes save is the reading of every
+// float row (a quarter of the bytes). It costs a quarter more memory.
+//
+// The bound of row v, stored as int8 codes c with scale s, against query q,
+// as int16 codes d with scale t: v.q = s t (c.d) + s c.(q - t d) + (v - s c).q,
+// so |v.q - s t (c.d)| <= |s c| |q - t d| + |v - s c| |q| (Cauchy-Schwarz),
+// plus kScoreSlack |q| for the rounding of the float dot product (at most
+// about n 2^-24 |v| |q|, 3.1e-5 at 512 dimensions) and of the product of
+// the scales.
 //
 // Thread-safety: as VectorIndex. Search() may start threads of its own
 // (FlatIndexOptions); it joins them before it returns.
@@ -28,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -47,16 +57,10 @@ struct FlatIndexOptions {
   // scanning that many rows of 512 floats; smaller scans often run from
   // cache and gain little.
   size_t parallel_min_rows = 32768;
-  // Scan int8 codes first and rescore the best candidates exactly (see
+  // Scan int8 codes first and score exactly the rows that may be hits (see
   // above). Default false: every row is scored in float. Ignored above
   // kMaxInt8Dimension.
   bool int8_scan = false;
-  // int8_scan: candidates kept for exact rescoring per thread's slice,
-  // max(int8_rescore_factor * k, int8_rescore_min). Defaults 4 and 40,
-  // chosen on the benchmark's uniform and lowrank data (recall@10 >= 0.99
-  // at 100,000 vectors; bench/RESULTS-scan.md).
-  size_t int8_rescore_factor = 4;
-  size_t int8_rescore_min = 40;
 };
 
 class FlatIndex final : public VectorIndex {
@@ -94,10 +98,33 @@ class FlatIndex final : public VectorIndex {
   // worst hit kept); row scores into row_scores[begin, end) when not null.
   void ScanRows(const float* query, size_t begin, size_t end, size_t k, float min_score,
                 std::vector<ScoredLabel>* heap, float* row_scores) const;
-  // ScanRows with int8 codes: the best candidates of rows [begin, end) by
-  // `query_codes` (scaled by `query_scale`), rescored exactly into `heap`.
-  void ScanCodes(const float* query, const int16_t* query_codes, float query_scale, size_t begin,
-                 size_t end, size_t k, float min_score, std::vector<ScoredLabel>* heap) const;
+  // A query as the code scan reads it: its int16 codes and their scale, its
+  // length, and the length of what its codes leave out.
+  struct QueryCodes {
+    std::vector<int16_t> codes;
+    float scale = 0.0f;
+    double norm = 0.0;
+    double error = 0.0;
+  };
+  // A stored row's codes as the bound reads them: their scale, the length
+  // of the row they leave out (|v - s c|), and their own length (|s c|),
+  // both rounded up.
+  struct CodeBound {
+    float scale = 0.0f;
+    float error = 0.0f;
+    float norm = 0.0f;
+  };
+  static QueryCodes CodesOfQuery(std::span<const float> query);
+  static CodeBound CodeRow(std::span<const float> row, int8_t* codes);
+  // ScanRows with int8 codes: the best k of rows [begin, end) into `heap`,
+  // the same as ScanRows finds, scoring in float only the rows the bound
+  // cannot rule out.
+  void ScanCodes(const float* query, const QueryCodes& codes, size_t begin, size_t end, size_t k,
+                 float min_score, std::vector<ScoredLabel>* heap) const;
+  // The float score of each of `labels` (nullopt for a label not here),
+  // read in row order.
+  void ScoreLabels(const float* query, std::span<const int64_t> labels,
+                   std::vector<std::optional<float>>* scores) const;
   // How many threads a search over the current rows uses.
   size_t SearchThreads() const;
   // Whether rows keep int8 codes.
@@ -113,7 +140,7 @@ class FlatIndex final : public VectorIndex {
   std::vector<int64_t> labels_;                 // row -> label
   std::unordered_map<int64_t, size_t> row_of_;  // label -> row
   std::vector<int8_t> codes_;                   // int8_scan: size() * dimension_ codes
-  std::vector<float> code_scales_;              // int8_scan: row -> its codes' scale
+  std::vector<CodeBound> code_bounds_;          // int8_scan: row -> its codes' scale and bound
 };
 
 }  // namespace engram
