@@ -22,9 +22,9 @@ constexpr size_t kMinRowsPerThread = 4096;
 constexpr size_t kCodeBlockRows = 256;
 
 // The bound's allowance, per unit of the query's length, for the rounding
-// of the float dot product of a stored (unit) row, at most about n 2^-24:
-// 3.1e-5 at 512 dimensions and 2.4e-4 at 4,096, and of the product of the
-// two scales (a few 1e-7). See flat_index.h.
+// of the float dot product of a stored (unit) row: at most about n 2^-24
+// (3.1e-5 at 512 dimensions), taken twice, plus 1e-6 for the rest (the
+// code score and the bound are computed in double). See flat_index.h.
 double ScoreSlack(size_t dimension) {
   return 2.0 * static_cast<double>(dimension) * 0x1p-24 + 1e-6;
 }

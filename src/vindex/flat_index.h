@@ -26,9 +26,8 @@
 // The bound of row v, stored as int8 codes c with scale s, against query q,
 // as int16 codes d with scale t: v.q = s t (c.d) + s c.(q - t d) + (v - s c).q,
 // so |v.q - s t (c.d)| <= |s c| |q - t d| + |v - s c| |q| (Cauchy-Schwarz),
-// plus kScoreSlack |q| for the rounding of the float dot product (at most
-// about n 2^-24 |v| |q|, 3.1e-5 at 512 dimensions) and of the product of
-// the scales.
+// plus an allowance of twice n 2^-24 |q| for the rounding of the float dot
+// product of a unit row (3.1e-5 |q| at 512 dimensions, at most).
 //
 // Thread-safety: as VectorIndex. Search() may start threads of its own
 // (FlatIndexOptions); it joins them before it returns.
