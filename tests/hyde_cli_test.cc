@@ -251,7 +251,7 @@ TEST(HydeCliTest, ConfigShowsTheQualityBlockWithSources) {
   has("embed provider      local  (default)");
   has("embed model         provider default  (default)");
   has("embed dimensions    native  (default)");
-  has("vector provider     local:use-lite-en:512  (flat index)");
+  has("vector provider     local:use-lite-en:512  (flat, int8 scan index)");
   has("vector entries      1  (0 fact(s) without one)");
   EXPECT_EQ(r.out.find(kApiKey), std::string::npos);
 
