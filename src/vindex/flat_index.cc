@@ -36,6 +36,30 @@ float RoundedUp(double x) {
   return static_cast<double>(f) >= x ? f : std::nextafter(f, std::numeric_limits<float>::max());
 }
 
+// The lengths of a vector `v` coded as `codes` at `scale`: of what the
+// codes leave out (|v - scale codes|), of the coded vector (|scale codes|)
+// and of `v` itself, each computed in double and rounded up a little.
+struct CodeLengths {
+  double left_out = 0.0;
+  double coded = 0.0;
+  double whole = 0.0;
+};
+template <typename Code>
+CodeLengths LengthsOf(std::span<const float> v, float scale, const Code* codes) {
+  double left_out2 = 0.0;
+  double coded2 = 0.0;
+  double whole2 = 0.0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double x = v[i];
+    const double coded = static_cast<double>(scale) * codes[i];
+    left_out2 += (x - coded) * (x - coded);
+    coded2 += coded * coded;
+    whole2 += x * x;
+  }
+  constexpr double kUp = 1.0 + 1e-12;
+  return {std::sqrt(left_out2) * kUp, std::sqrt(coded2) * kUp, std::sqrt(whole2) * kUp};
+}
+
 }  // namespace
 
 FlatIndex::FlatIndex(size_t dimension, FlatIndexOptions options)
@@ -82,15 +106,9 @@ Status FlatIndex::Upsert(int64_t label, std::span<const float> vector) {
 FlatIndex::CodeBound FlatIndex::CodeRow(std::span<const float> row, int8_t* codes) {
   CodeBound bound;
   bound.scale = QuantizeInt8(row, codes);
-  double error2 = 0.0;
-  double norm2 = 0.0;
-  for (size_t i = 0; i < row.size(); ++i) {
-    const double coded = static_cast<double>(bound.scale) * codes[i];
-    error2 += (static_cast<double>(row[i]) - coded) * (static_cast<double>(row[i]) - coded);
-    norm2 += coded * coded;
-  }
-  bound.error = RoundedUp(std::sqrt(error2) * (1.0 + 1e-12));
-  bound.norm = RoundedUp(std::sqrt(norm2) * (1.0 + 1e-12));
+  const CodeLengths lengths = LengthsOf(row, bound.scale, codes);
+  bound.error = RoundedUp(lengths.left_out);
+  bound.norm = RoundedUp(lengths.coded);
   return bound;
 }
 
@@ -98,16 +116,9 @@ FlatIndex::QueryCodes FlatIndex::CodesOfQuery(std::span<const float> query) {
   QueryCodes q;
   q.codes.resize(query.size());
   q.scale = QuantizeQueryCodes(query, q.codes.data());
-  double error2 = 0.0;
-  double norm2 = 0.0;
-  for (size_t i = 0; i < query.size(); ++i) {
-    const double x = query[i];
-    const double left = x - (static_cast<double>(q.scale) * q.codes[i]);
-    error2 += left * left;
-    norm2 += x * x;
-  }
-  q.error = std::sqrt(error2) * (1.0 + 1e-12);
-  q.norm = std::sqrt(norm2) * (1.0 + 1e-12);
+  const CodeLengths lengths = LengthsOf(query, q.scale, q.codes.data());
+  q.error = lengths.left_out;
+  q.norm = lengths.whole;
   return q;
 }
 
@@ -195,7 +206,7 @@ void FlatIndex::ScanCodes(const float* query, const QueryCodes& codes, size_t be
   };
   std::vector<Candidate> candidates;
   std::vector<double> lowers;  // a min-heap of the k largest lower ends
-  lowers.reserve(k);
+  lowers.reserve(std::min(k, end - begin));
   double floor = -std::numeric_limits<double>::infinity();
   std::array<int32_t, kCodeBlockRows> sums{};
   for (size_t block = begin; block < end; block += kCodeBlockRows) {
@@ -225,7 +236,7 @@ void FlatIndex::ScanCodes(const float* query, const QueryCodes& codes, size_t be
   // Phase 2: the candidates the final floor leaves, scored exactly as
   // ScanRows scores every row. At least k rows score at least the floor,
   // and every row left out scores below it.
-  heap->reserve(k);
+  heap->reserve(std::min(k, end - begin));
   for (const Candidate& candidate : candidates) {
     if (candidate.upper < floor) continue;
     const float score = Dot(query, rows_.data() + (candidate.row * dimension_), dimension_);
