@@ -15,11 +15,20 @@
 // that falls behind pays for the queue it built). --rate 0 sends as fast as
 // the clients can (a closed loop: the server's capacity).
 //
+// --server-pid PID (with --clients 1) also reads the server process's CPU
+// clock (every thread's user + system time, clock_getcpuclockid) before
+// sending each request and after reading its answer, and reports those
+// per-request CPU times as "server_cpu" of searches and of adds. Work the
+// server does between requests (such as flushing access counts) falls
+// outside every request, so a phase's CPU divided by its requests can be
+// higher than their mean.
+//
 // Afterwards every add the server acknowledged is read back by id and its
 // content compared, and the store's fact count is checked against the count
 // before plus the new facts. Prints one JSON object; exits 1 when a request
 // failed or a fact is missing.
 #include <httplib.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +43,8 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include "bench/cpu_time.h"
 
 namespace {
 
@@ -57,7 +68,10 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 json Summary(const std::vector<double>& ms) {
+  double sum = 0;
+  for (const double m : ms) sum += m;
   return {{"count", ms.size()},
+          {"mean_ms", ms.empty() ? 0.0 : sum / static_cast<double>(ms.size())},
           {"p50_ms", Percentile(ms, 0.50)},
           {"p95_ms", Percentile(ms, 0.95)},
           {"p99_ms", Percentile(ms, 0.99)},
@@ -92,6 +106,7 @@ int main(int argc, char** argv) {
   size_t searches = 10000, adds = 1000;
   double rate = 0;
   double max_seconds = 600;
+  int server_pid = 0;
   app.add_option("--host", host);
   app.add_option("--port", port)->required();
   app.add_option("--queries", queries_path, "One query per line")->required();
@@ -101,7 +116,20 @@ int main(int argc, char** argv) {
   app.add_option("--adds", adds);
   app.add_option("--rate", rate, "Requests offered per second in all; 0: as fast as possible");
   app.add_option("--max-seconds", max_seconds, "Stop sending after this long");
+  app.add_option("--server-pid", server_pid,
+                 "Also report the server's CPU time per request (needs --clients 1)");
   CLI11_PARSE(app, argc, argv);
+  clockid_t server_clock{};
+  if (server_pid != 0) {
+    if (clients != 1) {
+      std::cerr << "load_client: --server-pid needs --clients 1: with more, requests overlap\n";
+      return 2;
+    }
+    if (clock_getcpuclockid(server_pid, &server_clock) != 0) {
+      std::cerr << "load_client: cannot read the CPU clock of process " << server_pid << "\n";
+      return 2;
+    }
+  }
 
   const std::vector<std::string> queries = ReadLines(queries_path);
   const std::vector<std::string> facts = ReadLines(facts_path);
@@ -122,7 +150,7 @@ int main(int argc, char** argv) {
   std::atomic<size_t> next{0}, next_query{0};
   std::atomic<int64_t> errors{0};
   std::mutex mutex;
-  std::vector<double> search_ms, add_ms;
+  std::vector<double> search_ms, add_ms, search_cpu_ms, add_cpu_ms;
   std::vector<Acknowledged> acknowledged;
   std::vector<std::string> error_samples;
   const Clock::time_point start = Clock::now();
@@ -137,7 +165,7 @@ int main(int argc, char** argv) {
       client.set_tcp_nodelay(true);
       client.set_read_timeout(60, 0);
       client.set_connection_timeout(10, 0);
-      std::vector<double> my_search, my_add;
+      std::vector<double> my_search, my_add, my_search_cpu, my_add_cpu;
       std::vector<Acknowledged> my_ack;
       for (;;) {
         const size_t i = next.fetch_add(1);
@@ -161,7 +189,10 @@ int main(int argc, char** argv) {
           path = "/v1/search";
           body = json{{"query", queries[q % queries.size()]}, {"k", 10}}.dump();
         }
+        const double cpu_before = server_pid != 0 ? engram::CpuMilliseconds(server_clock) : 0;
         auto r = client.Post(path, body, "application/json");
+        const double cpu_ms =
+            server_pid != 0 ? engram::CpuMilliseconds(server_clock) - cpu_before : 0;
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - due).count();
         const bool ok = r && (r->status == 200 || r->status == 201);
         if (!ok) {
@@ -179,17 +210,21 @@ int main(int argc, char** argv) {
         }
         if (is_add) {
           my_add.push_back(ms);
+          if (server_pid != 0) my_add_cpu.push_back(cpu_ms);
           const json answer = json::parse(r->body, nullptr, false);
           const json& fact = answer["facts"][0];
           my_ack.push_back({fact.value("id", ""), content, fact.value("created", false),
                             fact.contains("near_duplicate")});
         } else {
           my_search.push_back(ms);
+          if (server_pid != 0) my_search_cpu.push_back(cpu_ms);
         }
       }
       std::lock_guard lock(mutex);
       search_ms.insert(search_ms.end(), my_search.begin(), my_search.end());
       add_ms.insert(add_ms.end(), my_add.begin(), my_add.end());
+      search_cpu_ms.insert(search_cpu_ms.end(), my_search_cpu.begin(), my_search_cpu.end());
+      add_cpu_ms.insert(add_cpu_ms.end(), my_add_cpu.begin(), my_add_cpu.end());
       acknowledged.insert(acknowledged.end(), my_ack.begin(), my_ack.end());
     });
   }
@@ -214,6 +249,11 @@ int main(int argc, char** argv) {
   const int64_t facts_after = FactCount(control);
   const bool count_ok = facts_after == facts_before + created;
 
+  json search_summary = Summary(search_ms), add_summary = Summary(add_ms);
+  if (server_pid != 0) {
+    search_summary["server_cpu"] = Summary(search_cpu_ms);
+    add_summary["server_cpu"] = Summary(add_cpu_ms);
+  }
   const json out = {
       {"clients", clients},
       {"offered_rate", rate},
@@ -222,8 +262,8 @@ int main(int argc, char** argv) {
       {"throughput_rps", static_cast<double>(search_ms.size() + add_ms.size()) / seconds},
       {"errors", errors.load()},
       {"error_samples", error_samples},
-      {"search", Summary(search_ms)},
-      {"add", Summary(add_ms)},
+      {"search", search_summary},
+      {"add", add_summary},
       {"acknowledged_adds", acknowledged.size()},
       {"created", created},
       {"missing_facts", missing},

@@ -9,9 +9,12 @@
 #    (bench/load_client.cc);
 #  - phase "serial" first: one client, SERIAL_SEARCHES (300) searches one
 #    after another and no adds: the server's own CPU time per search with
-#    nothing else running (utime + stime of the process from /proc, over the
-#    phase, divided by its requests: a mean, which the slow tail lifts above
-#    the median);
+#    nothing else running, twice: utime + stime of the process from /proc,
+#    over the phase, divided by its requests (a mean, which the slow tail
+#    lifts above the median, and which counts what the server does between
+#    requests); and per search, the server process's CPU clock read before
+#    sending it and after its answer (load_client --server-pid), whose
+#    median the report gives;
 #  - phase "capacity": the same clients with no pacing (a closed loop) for
 #    CAP_SEARCHES (2,000) searches and CAP_ADDS (200) adds: the most the
 #    server does on this machine, and the latency when saturated;
@@ -92,7 +95,7 @@ json.dump(p, open(sys.argv[4], "w"))' "$work/$name.raw.json" "$before" "$after" 
 echo "load_test: serial, one client, $serial_searches searches" >&2
 : > "$work/no_adds.jsonl"
 run_phase serial --clients 1 --rate 0 --searches "$serial_searches" --adds 0 \
-  --facts "$work/no_adds.jsonl"
+  --facts "$work/no_adds.jsonl" --server-pid "$server_pid"
 for rate in $rates; do
   echo "load_test: offered load, $rate requests/s, $clients clients" >&2
   run_phase "offered-$rate" --clients "$clients" --rate "$rate" --searches "$searches" \
@@ -140,6 +143,12 @@ for name, p in phases:
           f"| {p['acknowledged_adds']:,} | {p['missing_facts']} "
           f"| {p['facts_before']:,} + {p['created']:,} = {p['facts_after']:,} "
           f"{'ok' if p['count_ok'] else 'WRONG'} |")
+serial = phases[0][1]["search"]["server_cpu"]
+print(f"\nServer CPU per search in the serial phase, from the server process's CPU clock read "
+      f"before each request and after its answer (`load_client --server-pid`): median "
+      f"{serial['p50_ms']:.2f} ms, mean {serial['mean_ms']:.2f}, p95 {serial['p95_ms']:.2f} over "
+      f"{serial['count']} searches. The table's figure divides the whole phase's CPU by its "
+      "requests, so it also counts what the server does between them.")
 print(f"\nAfter SIGTERM the server exited cleanly and the database file held {stored:,} facts "
       "(`engram export`), the count the last phase ended with.")
 PY
