@@ -340,6 +340,15 @@ struct EngineOptions {
   // running process"). The CLI's one-shot commands turn it on, as they map
   // the model file. Fixed at open.
   bool map_store = false;
+  // Leave a write-ahead log shorter than this many bytes in place when the
+  // engine closes, for the next process to read back, instead of folding it
+  // into the SQLite file, which syncs both files (about 2 ms of a one-shot
+  // search's wall time). Commits left in the log are consistent but not on
+  // disk until a later fold: a crash of the machine before it may lose
+  // them. Default 0: always folded. `engram search` sets 256 KB, as its
+  // only writes are access counts (and cached HyDE hypotheses). Fixed at
+  // open.
+  int64_t keep_log_below_bytes = 0;
   // Most time the access bookkeeping of a search (access_count and
   // last_accessed of the facts it returns) waits before it is written, in
   // one batch with other searches' on a background thread, in ms; range

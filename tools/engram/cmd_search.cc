@@ -12,6 +12,9 @@
 namespace engram::cli {
 namespace {
 
+// engram search leaves a log shorter than this at exit (keep_log_below_bytes).
+constexpr int64_t kSearchKeepsLogBelowBytes = int64_t{1} << 18;
+
 std::string Fixed(double v, int digits = 4) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(digits) << v;
@@ -117,6 +120,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     if (!filter.ok()) return cli.UsageError("search: " + filter.status().message());
     options.filter = std::move(*filter);
     config->engine.create_if_missing = false;
+    // Its only writes are access counts and cached hypotheses, which a
+    // crash of the machine may take: no sync at exit while the log is short.
+    config->engine.keep_log_below_bytes = kSearchKeepsLogBelowBytes;
     const double rrf_k = config->engine.fusion.rrf_k;
     const Cli::Embedding embedding =
         options.mode == FusionMode::kLexical || options.mode == FusionMode::kTemporal

@@ -149,6 +149,14 @@ SqliteStore::SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpoi
 }
 
 SqliteStore::~SqliteStore() {
+  if (db_ && !db_->ReadOnly() && options_.keep_log_below_bytes > 0) {
+    // A log of no frames is removed at close without a sync: left alone.
+    std::error_code ec;
+    const uintmax_t log_bytes = std::filesystem::file_size(options_.path + "-wal", ec);
+    if (!ec && log_bytes > 0 && log_bytes < static_cast<uintmax_t>(options_.keep_log_below_bytes)) {
+      sqlite3_db_config(db_->handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    }
+  }
   // Closed first, with its hook: the checkpointer may go with this store.
   db_.reset();
 }

@@ -210,6 +210,53 @@ TEST(FactStoreOpenTest, AnEmptyOrTruncatedFileIsRefusedAndLeftAsItIs) {
   }
 }
 
+// keep_log_below_bytes: a short log stays beside the file at close, and
+// the next connection reads what it holds; a longer one, or any with the
+// default, is folded into the file and removed.
+TEST(FactStoreOpenTest, AShortLogIsLeftAtCloseOnlyWhenAskedAndRead) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  const std::string log = path + "-wal";
+  SqliteStoreOptions keeping = testing::StoreOptionsForTest(path);
+  keeping.keep_log_below_bytes = 256 << 10;
+  const auto add = [](const SqliteStoreOptions& options, const std::vector<std::string>& texts) {
+    auto store = SqliteStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    const Status added = (*store)->Transact([&]() -> Status {
+      for (const std::string& text : texts) {
+        ENGRAM_RETURN_IF_ERROR((*store)->facts().Insert(Row(text)).status());
+      }
+      return Status::OK();
+    });
+    ASSERT_TRUE(added.ok()) << added.ToString();
+  };
+  const auto count = [&]() -> int64_t {
+    auto store = SqliteStore::Open(keeping);
+    if (!store.ok()) return -1;
+    auto facts = (*store)->sqlite()->QueryInt("SELECT count(*) FROM facts");
+    return facts.ok() ? *facts : -1;
+  };
+
+  add(testing::StoreOptionsForTest(path), {"folded at close by default"});
+  EXPECT_FALSE(std::filesystem::exists(log));
+
+  add(keeping, {"left in the log"});
+  ASSERT_TRUE(std::filesystem::exists(log));
+  const uintmax_t left = std::filesystem::file_size(log);
+  EXPECT_GT(left, 0U);
+  EXPECT_EQ(count(), 2) << "the next connection reads the log";
+  EXPECT_EQ(std::filesystem::file_size(log), left) << "a reader leaves it as it was";
+
+  // About 600 KB of new facts: past the limit, so folded.
+  std::vector<std::string> long_texts;
+  long_texts.reserve(300);
+  for (int i = 0; i < 300; ++i)
+    long_texts.push_back("fact " + std::to_string(i) + std::string(2000, 'x'));
+  add(keeping, long_texts);
+  EXPECT_FALSE(std::filesystem::exists(log));
+  EXPECT_EQ(count(), 302);
+}
+
 TEST(FactStoreOpenTest, ANewStoreIsPrivateAndComplete) {
   testing::TempDir dir;
   const mode_t old_umask = ::umask(022);
