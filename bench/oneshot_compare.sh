@@ -10,9 +10,10 @@
 # other's caches. Before the counted rounds, every file of both is dropped
 # from the page cache (as after a reboot, or after memory pressure evicted
 # them) and read back by one uncounted search of its own binary, so each
-# binary's own reads decide how the cache holds its files. Wall, user and
-# system time per run from bash's `time` (ms resolution); prints the
-# medians of each binary and kind as JSON lines.
+# binary's own reads decide how the cache holds its files. Wall time per
+# run from bash's clock (microseconds), user and system time from bash's
+# `time` (ms resolution); prints the medians of each binary and kind as
+# JSON lines.
 #
 #   bench/oneshot_compare.sh OLD_ENGRAM NEW_ENGRAM
 #
@@ -37,8 +38,10 @@ compare_homes "$old" "$new" "$dataset" || exit 1
 queries=()
 while IFS= read -r q; do queries+=("$q"); done < <(first_queries "$dataset/queries.jsonl" 20)
 
-# Runs KIND of binary SIDE once and appends "SIDE KIND WALL USER SYS".
-TIMEFORMAT='%3R %3U %3S'
+# Runs KIND of binary SIDE once and appends "SIDE KIND WALL_MS USER SYS":
+# wall time from bash's clock around the command (in this shell, so no
+# subshell is counted), user and system seconds from `time`.
+TIMEFORMAT='%3U %3S'
 run() {
   local side=$1 kind=$2 query=$3 binary=$old
   [ "$side" = new ] && binary=$new
@@ -48,9 +51,13 @@ run() {
     lexical) args=(--db "$work/$side/store.db" search "$query" -k 10 --mode lexical) ;;
     blended) args=(--db "$work/$side/store.db" search "$query" -k 10) ;;
   esac
-  local times
-  times=$( { time ENGRAM_HOME="$work/$side" "$binary" "${args[@]}" > /dev/null 2>&1; } 2>&1 ) || true
-  echo "$side $kind $times" >> "$work/times.txt"
+  local t0 t1
+  t0=${EPOCHREALTIME/,/.}
+  { time ENGRAM_HOME="$work/$side" "$binary" "${args[@]}" > /dev/null 2>&1; } 2> "$work/cpu.txt" ||
+    true
+  t1=${EPOCHREALTIME/,/.}
+  echo "$side $kind $(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) * 1000 }') $(cat "$work/cpu.txt")" \
+    >> "$work/times.txt"
 }
 # Drops every file under the homes from the page cache.
 drop_cached() {
@@ -86,7 +93,7 @@ import collections, json, statistics, sys
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     side, kind, wall, user, system = line.split()
-    runs[(side, kind)].append((float(wall) * 1000, (float(user) + float(system)) * 1000))
+    runs[(side, kind)].append((float(wall), (float(user) + float(system)) * 1000))
 for (side, kind), values in sorted(runs.items()):
     print(json.dumps({"binary": side, "kind": kind, "runs": len(values),
                       "wall_ms_median": round(statistics.median(v[0] for v in values), 1),
