@@ -39,16 +39,16 @@ struct SqliteStoreOptions {
   // SQLITE_CORRUPT or an I/O error that a server answers and survives. A
   // map saves one copy per page read (docs/ARCHITECTURE.md measures it).
   int64_t mmap_bytes = 0;
-  // A write-ahead log shorter than this many bytes when a connection closes
-  // is left in place for the next connection, which reads it back (here
-  // about 0.2 ms of CPU per 256 KB), rather than folded into the file by the last
-  // connection to close, which syncs both files (about 2 ms of wall time on
-  // an SSD). The log is part of the database either way; what the choice
-  // gives up is durability: commits left in the log are in the machine's
-  // page cache, not on disk, until the next fold, so a crash of the machine
-  // (not of the process) before it may lose them, and never tears the file.
-  // Only for writes that may be lost so: a one-shot search's access counts.
-  // Default 0: always folded, SQLite's behaviour.
+  // A write-ahead log shorter than this many bytes when a connection closes is
+  // left in place for the next connection, which reads it back (here about 0.2
+  // ms of CPU per 256 KB), rather than folded into the file by the last
+  // connection to close, which syncs both files (2 to 3 ms of wall time here).
+  // The log is part of the database either way; what the choice gives up is
+  // durability: commits left in the log are in the machine's page cache, not
+  // on disk, until the next fold, so a crash of the machine (not of the
+  // process) before it may lose them, and never tears the file. Only for
+  // writes that may be lost so: a one-shot search's access counts. Default 0:
+  // always folded, SQLite's behaviour.
   int64_t keep_log_below_bytes = 0;
 };
 
