@@ -134,6 +134,51 @@ TEST_P(VersionStoreTest, DenseAndSparseRowidsGiveTheSameLinks) {
   }
 }
 
+// What a read transaction asks of its links follows every commit: another
+// connection's, its own connection's, a fact's deletion; a transaction
+// that rolls back leaves nothing. (SQLite keeps the links of the last
+// snapshot read in memory, sqlite_version_store.h.)
+TEST_P(VersionStoreTest, LinksReadInATransactionFollowEveryCommit) {
+  auto reader = store_->OpenReader();
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const auto newer_of = [](Store* store, int64_t rowid) -> int64_t {
+    int64_t found = -1;
+    const Status read = store->ReadTransact([&]() -> Status {
+      auto links = store->versions().NewerThan({kDefaultScope}, {rowid});
+      if (links.ok()) found = static_cast<int64_t>(links->size());
+      return links.status();
+    });
+    EXPECT_TRUE(read.ok()) << read.ToString();
+    return found;
+  };
+  ASSERT_TRUE(Put({rowids_[0], rowids_[1], 0.7, false}).ok());
+  EXPECT_EQ(newer_of(reader->get(), rowids_[0]), 1);
+  EXPECT_EQ(newer_of(store_, rowids_[0]), 1);
+
+  ASSERT_TRUE(Put({rowids_[0], rowids_[2], 0.9, true}).ok());
+  EXPECT_EQ(newer_of(reader->get(), rowids_[0]), 2) << "another connection's commit";
+  EXPECT_EQ(newer_of(store_, rowids_[0]), 2) << "this connection's own commit";
+
+  const Status rolled_back = store_->Transact([&]() -> Status {
+    ENGRAM_RETURN_IF_ERROR(
+        store_->versions().Put(kDefaultScope, {rowids_[1], rowids_[2], 0.9, true}));
+    auto inside = store_->versions().NewerThan({kDefaultScope}, {rowids_[1]});
+    EXPECT_TRUE(inside.ok() && inside->size() == 1) << "a transaction sees its own link";
+    return Internal("rolled back on purpose");
+  });
+  ASSERT_FALSE(rolled_back.ok());
+  EXPECT_EQ(newer_of(store_, rowids_[1]), 0);
+  EXPECT_EQ(newer_of(reader->get(), rowids_[1]), 0);
+
+  ASSERT_TRUE(store_
+                  ->Transact([&] {
+                    return store_->facts().DeleteRowids({kDefaultScope}, {rowids_[2]}).status();
+                  })
+                  .ok());
+  EXPECT_EQ(newer_of(reader->get(), rowids_[0]), 1) << "a deleted fact's links are gone";
+  EXPECT_EQ(newer_of(store_, rowids_[0]), 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, VersionStoreTest, ::testing::ValuesIn(testing::AllBackends()),
                          [](const auto& info) { return testing::BackendName(info.param); });
 

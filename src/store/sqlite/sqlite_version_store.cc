@@ -33,6 +33,27 @@ Status SqliteVersionStore::Put(const std::string& scope, const VersionLink& link
   return s.Run();
 }
 
+Result<const SqliteVersionStore::KeptLinks*> SqliteVersionStore::LinksOfThisSnapshot() {
+  sqlite3* db = db_->handle();
+  // Only in a transaction that reads and has written nothing: its snapshot
+  // is fixed, and what it reads is what others read. The pragma starts the
+  // read of a transaction that has read nothing yet.
+  if (sqlite3_get_autocommit(db) != 0) return nullptr;
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t data_version, db_->QueryInt("PRAGMA data_version"));
+  if (sqlite3_txn_state(db, "main") != SQLITE_TXN_READ) return nullptr;
+  const int64_t own_changes = sqlite3_total_changes64(db);
+  if (kept_.data_version == data_version && kept_.own_changes == own_changes) return &kept_;
+  kept_ = KeptLinks{};
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t count, db_->QueryInt("SELECT count(*) FROM fact_versions"));
+  if (count <= static_cast<int64_t>(kMaxKeptLinks)) {
+    ENGRAM_ASSIGN_OR_RETURN(kept_.links, All());
+    kept_.all = true;
+  }
+  kept_.data_version = data_version;
+  kept_.own_changes = own_changes;
+  return &kept_;
+}
+
 Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(
     const std::vector<std::string>& /*scopes*/, const std::vector<int64_t>& rowids) {
   std::vector<VersionLink> out;
@@ -40,6 +61,16 @@ Result<std::vector<VersionLink>> SqliteVersionStore::NewerThan(
   std::vector<int64_t> sorted = rowids;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  ENGRAM_ASSIGN_OR_RETURN(const KeptLinks* kept, LinksOfThisSnapshot());
+  if (kept != nullptr && kept->all) {
+    const auto by_older = [](const VersionLink& l, int64_t rowid) { return l.older_rowid < rowid; };
+    auto from = kept->links.begin();
+    for (const int64_t rowid : sorted) {
+      from = std::lower_bound(from, kept->links.end(), rowid, by_older);
+      for (; from != kept->links.end() && from->older_rowid == rowid; ++from) out.push_back(*from);
+    }
+    return out;
+  }
   // The range is walked first, for at most the rows the lookups would cost:
   // a range that holds no more links than that is read whole, cheaper than
   // the lookups; one that holds more is left there for the lookups, so

@@ -2,6 +2,11 @@
 // fact_versions; its links go with either fact by the facts' delete
 // trigger).
 //
+// NewerThan keeps the store's links in memory when they are few, for as
+// long as no connection changes the database: a search asks for the links
+// of about a thousand candidates twice, and on 10,000 facts reading them
+// from SQLite was about 3% of a server's search.
+//
 // Thread-safety: none; it works on its SqliteStore's connection.
 #ifndef ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
 #define ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
@@ -28,8 +33,28 @@ class SqliteVersionStore final : public VersionStore {
                                              const std::vector<int64_t>& rowids) override;
   Result<std::vector<VersionLink>> All() override;
 
+  // Most links NewerThan keeps in memory, about 32 bytes each: at most
+  // 2 MB per connection (a server opens the readers' and its own).
+  static constexpr size_t kMaxKeptLinks = 1 << 16;
+
  private:
+  // Every link of the store, by older then newer rowid, as a read
+  // transaction of this connection saw them: what `data_version` (PRAGMA
+  // data_version: other connections' commits) and `own_changes` (this
+  // connection's rows written) were then. Valid while both hold still.
+  struct KeptLinks {
+    int64_t data_version = -1;
+    int64_t own_changes = -1;
+    bool all = false;  // false: more than kMaxKeptLinks, none kept
+    std::vector<VersionLink> links;
+  };
+  // The links kept, read again when the connection's snapshot is not the
+  // one they describe; null outside a read-only transaction, where no
+  // snapshot is fixed or this connection's own writes are not yet final.
+  Result<const KeptLinks*> LinksOfThisSnapshot();
+
   SqliteDb* db_;
+  KeptLinks kept_;
 };
 
 }  // namespace engram
