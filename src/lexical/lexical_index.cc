@@ -134,9 +134,10 @@ std::vector<FullTextMatch> LexicalIndex::Match(const std::vector<std::string>& p
   constexpr size_t kPrefetchAhead = 8;
   for (size_t m = 0; m < matched.size(); ++m) {
     if (m + (2 * kPrefetchAhead) < matched.size()) {
-      const char* fact = reinterpret_cast<const char*>(&facts_[matched[m + (2 * kPrefetchAhead)]]);
-      __builtin_prefetch(fact);
-      __builtin_prefetch(fact + sizeof(IndexedFact) - 1);
+      // The first and the last field copied below.
+      const IndexedFact& ahead = facts_[matched[m + (2 * kPrefetchAhead)]];
+      __builtin_prefetch(&ahead.rowid);
+      __builtin_prefetch(&ahead.created_at);
     }
     if (m + kPrefetchAhead < matched.size()) {
       __builtin_prefetch(facts_[matched[m + kPrefetchAhead]].id.data());
