@@ -23,14 +23,14 @@ jobs=${2:-$(nproc)}
 # every race check on; the saver's own locking is checked with it on, in
 # index_saver_test.
 threaded=(
-  "src/common common_test RwLockTest.*"
+  "src/common common_test RwLockTest.*:RunBesideTest.*"
   "src/store store_test ReaderPoolTest.*:WalCheckpointerTest.*:FactStoreOpenTest.TwoProcessesCreatingOneStoreBothOpenIt"
   "src/text text_test StemmerTest.ConcurrentThreadsGetConsistentStems:BilingualDictionaryTest.HeadwordsInEveryBucketAreFoundFromAnyThread"
   "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"
   "src/llm llm_test */RemoteLlmTest.ConcurrentCallsEachGetTheirOwnAnswer/*"
   "src/store store_postgres_test PgStoreTest.WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem:PgStoreTest.AnUpdateAndAForgetOfTheSameFactBothCommit:PgConnectionTest.AConnectionResetWithoutAnSqlstateIsLostAndUnavailable:PgSchemaTest.AServerMakingTheSchemaHoldsTheOthersUntilItCommits:PgSchemaTest.ServersStartingTogetherAllSucceedAndMakeItOnce"
-  "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:Backends/HydeEngineTest.SearchesDuringReloadsNeverFail/*:Backends/SemanticTest.AThirdEngineSeesEveryVectorTwoOthersWroteAtOnce/*"
+  "src/engine engine_test FlatAndHnsw/SemanticConcurrencyTest.SearchesRunBesideWritesAndSeeWholeFacts/*:Backends/HydeEngineTest.SearchesDuringReloadsNeverFail/*:Backends/SemanticTest.AThirdEngineSeesEveryVectorTwoOthersWroteAtOnce/*:Backends/SemanticTest.EmbeddingBesideTheMatchSearchesAsEmbeddingFirst/*"
   "src/engine backfill_test *"
   "src/engine access_recorder_test *"
   "src/engine vector_cache_test * detect_deadlocks=0"

@@ -49,7 +49,7 @@ void EngineImpl::RunFeedback(const EngineOptions& options, const SearchOptions& 
   first.explain = false;
   first.record_access = false;
   Served served;
-  Result<SearchResponse> pass = SearchPrepared(options, *query, first, SearchResponse{}, &served);
+  Result<SearchResponse> pass = SearchPrepared(options, query, first, SearchResponse{}, &served);
   if (!pass.ok()) {
     report.fallbacks.push_back("first pass failed: " + pass.status().message());
     return;

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -129,6 +130,14 @@ class EngineImpl final : public Engine {
   Status ReadSnapshot(const std::function<Status(Store&)>& body,
                       std::vector<std::string>* warnings);
 
+  // The vector a search searches, as embedding the query (and its gloss,
+  // and HyDE's hypothesis) made it, with what the response reports of it.
+  struct QueryVector {
+    std::vector<float> vector;          // unit length; empty if nothing was embedded
+    std::vector<std::string> warnings;  // for SearchResponse::warnings
+    std::string translation;            // SearchResponse::translation
+    std::string source;                 // SearchResponse::hyde.vector, with HyDE
+  };
   // A search's query made ready for the snapshot: analysed, expanded by
   // HyDE or feedback, embedded.
   struct PreparedQuery {
@@ -138,9 +147,15 @@ class EngineImpl final : public Engine {
     // query is not empty.
     bool semantic = false;
     std::vector<float> vector;  // the unit vector searched; empty if none
+    // The vector while it is still being embedded on a thread of its own
+    // (EngineOptions::overlap_query_embedding); AwaitQueryVector moves it
+    // into `vector`.
+    std::future<QueryVector> pending;
+    // Whether a vector is there or on its way.
+    bool Embedding() const { return !vector.empty() || pending.valid(); }
   };
   // The phases of Search (engine_search.cc): the query analysed, HyDE run
-  // and the query embedded, outside any lock; then candidates gathered,
+  // and the query embedded (or its embedding begun), outside any lock; then candidates gathered,
   // fused and loaded in one snapshot, access recorded and hits made.
   // `served` (when given) receives what a caller reading more of the hits
   // needs (the feedback's first pass).
@@ -151,13 +166,24 @@ class EngineImpl final : public Engine {
   // With query.translate_vector and the local (English-only) model, a
   // Portuguese query's `vector` becomes the normalised sum of its own and
   // its English gloss's (BilingualDictionary::Gloss), reported in
-  // response->translation; a gloss that fails to embed is a warning.
+  // out->translation; a gloss that fails to embed is a warning.
   void AddEnglishGloss(const EngineOptions& opts, const std::string& query,
                        const LexicalQuery& lexical, std::vector<float>* vector,
-                       SearchResponse* response) const;
+                       QueryVector* out) const;
   PreparedQuery PrepareQuery(const EngineOptions& options, const std::string& query,
                              const SearchOptions& search, SearchResponse* response);
-  Result<SearchResponse> SearchPrepared(const EngineOptions& options, const PreparedQuery& query,
+  // The query's vector from its own text and HyDE's (`hypothesis_vector`,
+  // empty when none), as HydeSearchVector combines them.
+  QueryVector EmbedQuery(const EngineOptions& options, const std::string& query,
+                         const LexicalQuery& lexical,
+                         const std::vector<float>& hypothesis_vector) const;
+  // Waits for the vector still being embedded, if any, and moves it and
+  // its report into `query` and `response`.
+  static void AwaitQueryVector(PreparedQuery* query, SearchResponse* response);
+  static void UseQueryVector(QueryVector embedded, PreparedQuery* query, SearchResponse* response);
+  // Gathers, ranks and loads. Awaits the query's vector (AwaitQueryVector)
+  // once the lexical candidates are gathered.
+  Result<SearchResponse> SearchPrepared(const EngineOptions& options, PreparedQuery* query,
                                         const SearchOptions& search, SearchResponse response,
                                         Served* served);
   // After the snapshot: pokes the backfill worker when a vector was

@@ -3,7 +3,10 @@
 // gets every signal it has (a lexical candidate with a vector gets its true
 // cosine); the signals are fused into one ranking. When there is no
 // candidate at all, blended and rrf fall back to every fact of the scopes by
-// recency. The query is embedded before any lock is taken. The vector cache
+// recency. The query is embedded outside any lock: before the search, or
+// (EngineOptions::overlap_query_embedding) on a thread of its own while the
+// search brings the vector cache in step and gathers the lexical hits, and
+// awaited before the vector scan. The vector cache
 // is brought in step under the engine's lock; then every read of the store
 // happens in one read transaction on a reader connection, so a concurrent
 // write cannot make the statistics, the matches and the loaded facts
@@ -25,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/common/run_beside.h"
 #include "src/common/utf8.h"
 #include "src/engine/engine_impl.h"
 #include "src/engine/fact_validator.h"
@@ -324,18 +328,19 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
   PreparedQuery prepared = PrepareQuery(*opts, query, options, &response);
   if (opts->feedback.enabled && options.hyde && !query.empty() &&
       options.mode != FusionMode::kTemporal && response.hyde.hypothesis.empty()) {
+    AwaitQueryVector(&prepared, &response);  // the first pass searches with it
     RunFeedback(*opts, options, &prepared, &response);
   }
   response.query_terms = prepared.lexical.Terms();
   for (const std::string& f : response.hyde.fallbacks) {
     response.warnings.push_back("hyde: " + f);
   }
-  return SearchPrepared(*opts, prepared, options, std::move(response), nullptr);
+  return SearchPrepared(*opts, &prepared, options, std::move(response), nullptr);
 }
 
 void EngineImpl::AddEnglishGloss(const EngineOptions& opts, const std::string& query,
                                  const LexicalQuery& lexical, std::vector<float>* vector,
-                                 SearchResponse* response) const {
+                                 QueryVector* out) const {
   // USE-Lite reads English only; the HTTP providers' models read both.
   if (!opts.query.translate || !opts.query.translate_vector ||
       opts.embedder->Space().provider != "local" ||
@@ -346,12 +351,46 @@ void EngineImpl::AddEnglishGloss(const EngineOptions& opts, const std::string& q
   if (gloss.empty()) return;
   auto v = EmbedOne(*opts.embedder, gloss, EmbedPurpose::kQuery);
   if (!v.ok()) {
-    response->warnings.push_back("English gloss of the query not embedded: " +
-                                 v.status().message());
+    out->warnings.push_back("English gloss of the query not embedded: " + v.status().message());
     return;
   }
   for (size_t i = 0; i < vector->size(); ++i) (*vector)[i] += (*v)[i];
-  if (NormalizeInPlace(*vector).ok()) response->translation = std::move(gloss);
+  if (NormalizeInPlace(*vector).ok()) out->translation = std::move(gloss);
+}
+
+EngineImpl::QueryVector EngineImpl::EmbedQuery(const EngineOptions& opts, const std::string& query,
+                                               const LexicalQuery& lexical,
+                                               const std::vector<float>& hypothesis_vector) const {
+  QueryVector out;
+  std::vector<float> own;
+  if (hypothesis_vector.empty() || opts.hyde.embed != HydeEmbed::kHypothesis) {
+    auto v = EmbedOne(*opts.embedder, query, EmbedPurpose::kQuery);
+    if (v.ok()) {
+      own = std::move(*v);
+      AddEnglishGloss(opts, query, lexical, &own, &out);
+    } else {
+      out.warnings.push_back("query not embedded: " + v.status().message());
+    }
+  }
+  HydeVector searched = HydeSearchVector(own, hypothesis_vector, opts.hyde.embed);
+  out.vector = std::move(searched.vector);
+  out.source = std::move(searched.source);
+  if (out.vector.empty()) {
+    out.warnings.push_back("semantic signal off for this search: nothing was embedded");
+  }
+  return out;
+}
+
+void EngineImpl::AwaitQueryVector(PreparedQuery* query, SearchResponse* response) {
+  if (query->pending.valid()) UseQueryVector(query->pending.get(), query, response);
+}
+
+void EngineImpl::UseQueryVector(QueryVector embedded, PreparedQuery* query,
+                                SearchResponse* response) {
+  query->vector = std::move(embedded.vector);
+  for (std::string& w : embedded.warnings) response->warnings.push_back(std::move(w));
+  if (!embedded.translation.empty()) response->translation = std::move(embedded.translation);
+  if (response->hyde.enabled) response->hyde.vector = std::move(embedded.source);
 }
 
 EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
@@ -371,24 +410,17 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
       options.mode != FusionMode::kTemporal) {
     RunHyde(opts, query, prepared.semantic, &prepared.lexical, &hypothesis_vector, response);
   }
-  if (prepared.semantic) {
-    std::vector<float> own;
-    const bool need_own = hypothesis_vector.empty() || opts.hyde.embed != HydeEmbed::kHypothesis;
-    if (need_own) {
-      auto v = EmbedOne(*opts.embedder, query, EmbedPurpose::kQuery);
-      if (v.ok()) {
-        own = std::move(*v);
-        AddEnglishGloss(opts, query, prepared.lexical, &own, response);
-      } else {
-        response->warnings.push_back("query not embedded: " + v.status().message());
-      }
-    }
-    HydeVector searched = HydeSearchVector(own, hypothesis_vector, opts.hyde.embed);
-    prepared.vector = std::move(searched.vector);
-    if (prepared.vector.empty()) {
-      response->warnings.push_back("semantic signal off for this search: nothing was embedded");
-    }
-    if (response->hyde.enabled) response->hyde.vector = std::move(searched.source);
+  if (!prepared.semantic) return prepared;
+  if (opts.overlap_query_embedding) {
+    // The thread reads the engine and its options, which outlive the
+    // search: the future waits for the thread when it is dropped.
+    prepared.pending = RunBeside([this, &opts, query, lexical = prepared.lexical,
+                                  hypothesis = std::move(hypothesis_vector)] {
+      return EmbedQuery(opts, query, lexical, hypothesis);
+    });
+  } else {
+    UseQueryVector(EmbedQuery(opts, query, prepared.lexical, hypothesis_vector), &prepared,
+                   response);
   }
   return prepared;
 }
@@ -672,16 +704,16 @@ void EngineImpl::RecordAccessAndPoke(const EngineOptions& opts, const SearchOpti
   }
 }
 
-Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
-                                                  const PreparedQuery& prepared,
+Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts, PreparedQuery* query,
                                                   const SearchOptions& options,
                                                   SearchResponse response, Served* served_out) {
-  SearchState s(opts, options, prepared.lexical, prepared.own_terms, prepared.vector);
+  SearchState s(opts, options, query->lexical, query->own_terms, query->vector);
   s.scopes = ScopesOrDefault(options.scopes);
 
-  // Vectors in step with the store, under the engine's lock.
-  s.missing_vectors = prepared.semantic && prepared.vector.empty();
-  if (!prepared.vector.empty()) {
+  // Vectors in step with the store, under the engine's lock, while the
+  // query may still be embedded.
+  s.missing_vectors = query->semantic && !query->Embedding();
+  if (query->Embedding()) {
     auto synced = SyncedCache(opts, s.scopes, &response.warnings);
     if (!synced.ok()) return synced.status().WithContext("engine: search");
     s.cache = std::move(*synced);
@@ -699,6 +731,11 @@ Result<SearchResponse> EngineImpl::SearchPrepared(const EngineOptions& opts,
       [&](Store& store) -> Status {
         ENGRAM_ASSIGN_OR_RETURN(response.missing_scopes, store.facts().MissingScopes(s.scopes));
         ENGRAM_RETURN_IF_ERROR(GatherLexical(store, &lexical_cache_, &s));
+        AwaitQueryVector(query, &response);
+        if (query->vector.empty() && s.cache) {  // it failed to embed
+          s.cache = nullptr;
+          s.missing_vectors = true;
+        }
         ENGRAM_RETURN_IF_ERROR(GatherVectors(store, &s, &response));
         ENGRAM_RETURN_IF_ERROR(CompleteCandidates(store, &s, &response));
         RankCandidates(&s, &response);

@@ -50,15 +50,20 @@ class PhraseMaker {
 class SemanticTestBase : public testing::StorePlaceTest {
  protected:
   explicit SemanticTestBase(testing::Backend backend) : StorePlaceTest(backend) {}
-  std::unique_ptr<Engine> Open(std::shared_ptr<const Embedder> embedder,
-                               VectorOptions vector = {}) {
+  // Options of an engine on the test's store with `embedder`, no
+  // background backfill.
+  EngineOptions Options(std::shared_ptr<const Embedder> embedder, VectorOptions vector = {}) {
     EngineOptions o;
     place_->Apply(&o);
     o.clock = clock_;
     o.embedder = std::move(embedder);
     vector.background_backfill = false;
     o.vector = vector;
-    return testing::OpenEngineForTest(o);
+    return o;
+  }
+  std::unique_ptr<Engine> Open(std::shared_ptr<const Embedder> embedder,
+                               VectorOptions vector = {}) {
+    return testing::OpenEngineForTest(Options(std::move(embedder), std::move(vector)));
   }
 
   static std::string Add(Engine& engine, const std::string& content) {
@@ -806,11 +811,7 @@ TEST_P(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
   const std::vector<std::string> queries = {"postgres tuning", "lamps", "note 7", "nothing here"};
   std::vector<std::vector<std::pair<std::string, double>>> rankings[2];
   for (size_t readers : {size_t{8}, size_t{0}}) {
-    EngineOptions o;
-    place_->Apply(&o);
-    o.clock = clock_;
-    o.embedder = embedder;
-    o.vector.background_backfill = false;
+    EngineOptions o = Options(embedder);
     o.readers = readers;
     auto engine = Engine::Open(o);
     ASSERT_TRUE(engine.ok()) << engine.status().ToString();
@@ -829,6 +830,62 @@ TEST_P(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
     EXPECT_EQ(rankings[0][i], rankings[1][i]) << "query " << queries[i / 3] << ", mode " << i % 3;
   }
   EXPECT_FALSE(rankings[0][0].empty());
+}
+
+// EngineOptions::overlap_query_embedding changes when the query is
+// embedded, not what a search returns: every mode ranks, scores and warns
+// as when the query is embedded first, with a provider that answers and
+// with one that fails (the search then ranks without the vector signal).
+TEST_P(SemanticTest, EmbeddingBesideTheMatchSearchesAsEmbeddingFirst) {
+  const auto embedder = std::make_shared<testing::ScriptedFaultEmbedder>(64);
+  {
+    auto engine = Open(embedder);
+    for (int i = 0; i < 60; ++i) {
+      Add(*engine,
+          "note " + std::to_string(i) + (i % 4 == 0 ? " on postgres tuning" : " on lamps"));
+    }
+  }
+  const std::vector<std::string> queries = {"postgres tuning", "lamps", "note 7", "nothing here"};
+  // Per query and mode: the ranking, the warnings and whether the vector
+  // signal was on.
+  using Outcome =
+      std::tuple<std::vector<std::pair<std::string, double>>, std::vector<std::string>, bool>;
+  std::vector<Outcome> outcomes[2];
+  for (const auto fault : {testing::ScriptedFaultEmbedder::Fault::kNone,
+                           testing::ScriptedFaultEmbedder::Fault::kError}) {
+    embedder->set_fault(fault);
+    for (const bool overlap : {false, true}) {
+      EngineOptions o = Options(embedder);
+      o.overlap_query_embedding = overlap;
+      auto engine = Engine::Open(o);
+      ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+      for (const std::string& q : queries) {
+        for (FusionMode mode :
+             {FusionMode::kBlended, FusionMode::kLexical, FusionMode::kSemantic}) {
+          const SearchResponse r = Search(**engine, q, mode);
+          std::vector<std::pair<std::string, double>> ranking;
+          for (const SearchHit& h : r.hits) ranking.emplace_back(h.fact.id, h.score);
+          outcomes[overlap ? 1 : 0].emplace_back(std::move(ranking), r.warnings, r.semantic);
+        }
+      }
+    }
+  }
+  ASSERT_EQ(outcomes[0].size(), outcomes[1].size());
+  for (size_t i = 0; i < outcomes[0].size(); ++i) {
+    EXPECT_EQ(outcomes[0][i], outcomes[1][i])
+        << "query " << queries[(i / 3) % queries.size()] << ", mode " << i % 3
+        << (i >= outcomes[0].size() / 2 ? ", failing provider" : "");
+  }
+  // Both providers were seen: one gave the vector signal, one a warning.
+  EXPECT_TRUE(std::get<2>(outcomes[1][0]));
+  EXPECT_FALSE(std::get<0>(outcomes[1][0]).empty());
+  const Outcome& failed = outcomes[1][outcomes[1].size() / 2];
+  EXPECT_FALSE(std::get<2>(failed));
+  ASSERT_FALSE(std::get<1>(failed).empty());
+  EXPECT_NE(std::get<1>(failed).front().find("query not embedded: provider down"),
+            std::string::npos)
+      << std::get<1>(failed).front();
+  EXPECT_FALSE(std::get<0>(failed).empty());  // the lexical hits still rank
 }
 
 // vector.int8_scan changes how a scope is scanned, not what a search

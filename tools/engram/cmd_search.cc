@@ -123,6 +123,9 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     // Its only writes are access counts and cached hypotheses, which a
     // crash of the machine may take: no sync at exit while the log is short.
     config->engine.keep_log_below_bytes = kSearchKeepsLogBelowBytes;
+    // One search alone: its query is embedded on the other core while the
+    // lexical hits are gathered.
+    config->engine.overlap_query_embedding = true;
     const double rrf_k = config->engine.fusion.rrf_k;
     const Cli::Embedding embedding =
         options.mode == FusionMode::kLexical || options.mode == FusionMode::kTemporal
