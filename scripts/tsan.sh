@@ -26,7 +26,7 @@ threaded=(
   "src/common common_test RwLockTest.*:RunBesideTest.*"
   "src/store store_test ReaderPoolTest.*:WalCheckpointerTest.*:FactStoreOpenTest.TwoProcessesCreatingOneStoreBothOpenIt"
   "src/text text_test StemmerTest.ConcurrentThreadsGetConsistentStems:BilingualDictionaryTest.HeadwordsInEveryBucketAreFoundFromAnyThread"
-  "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors"
+  "src/embed embed_test UseLiteTokenizerGoldenTest.EncodeIsSafeFromManyThreads:UseLiteEncoderTest.ConcurrentCallsGiveTheSameVectors:LoadingEmbedderTest.*:LocalEmbedderTest.AModelLoadedInTheBackgroundEmbedsAsOneLoadedFirst"
   "src/http http_test CurlTransportTest.SeveralThreadsSendAtOnce"
   "src/llm llm_test */RemoteLlmTest.ConcurrentCallsEachGetTheirOwnAnswer/*"
   "src/store store_postgres_test PgStoreTest.WritersOfOneScopeCommitVectorLabelsInTheOrderTheyDrewThem:PgStoreTest.AnUpdateAndAForgetOfTheSameFactBothCommit:PgConnectionTest.AConnectionResetWithoutAnSqlstateIsLostAndUnavailable:PgSchemaTest.AServerMakingTheSchemaHoldsTheOthersUntilItCommits:PgSchemaTest.ServersStartingTogetherAllSucceedAndMakeItOnce"

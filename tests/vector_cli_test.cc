@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -307,6 +308,29 @@ TEST(VectorCliTest, AMissingModelMeansKeywordOnlyWithAWarning) {
   cli.SetEnv("ENGRAM_EMBED_PROVIDER", "null");
   r = cli.Run({"search", "postgres port"});
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// `engram search` loads the model beside the store's open: a model file
+// that does not load still leaves a keyword search that answers, and says
+// why the vectors are off, naming the file.
+TEST(VectorCliTest, AModelThatDoesNotLoadLeavesSearchKeywordOnlyWithAWarning) {
+  CliRunner cli;
+  const std::string models = cli.File("bad-models");
+  std::filesystem::create_directories(models);
+  const std::string model = models + "/use-lite-en.bin";
+  {
+    std::ofstream file(model, std::ios::binary);
+    file << "not a model";
+  }
+  cli.SetEnv("ENGRAM_EMBED_MODELS_DIR", models);
+  auto r = cli.Run({"add", kFacts[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("semantic signal off (keyword-only)"), std::string::npos) << r.err;
+  r = cli.Run({"search", "postgres port"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("5433"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("query not embedded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(model), std::string::npos) << r.err;
 }
 
 // ENGRAM_HOME pointed at a project keeps semantic search: the model is

@@ -79,6 +79,14 @@ struct EmbedderOptions {
   // it (SIGBUS). Default false, for processes that run for long; engram's
   // one-shot commands set it.
   bool map_model_file = false;
+  // The local provider loads its model on a thread of its own, begun as the
+  // embedder is made, rather than before it returns: a process that opens
+  // its store meanwhile overlaps the two (about 0.7 ms of a one-shot
+  // search here). Space() answers at once; the first Embed waits for the
+  // load. A model that fails to load then fails every Embed with the load's
+  // error, where without it making the embedder fails. Default false;
+  // `engram search` sets it.
+  bool load_in_background = false;
 };
 
 // Builds the embedder a spec "<provider>[:<model or parameters>]" names:

@@ -6,6 +6,7 @@
 #include "engram/embedder.h"
 #include "src/embed/bedrock_embedder.h"
 #include "src/embed/hash_embedder.h"
+#include "src/embed/loading_embedder.h"
 #include "src/embed/local_embedder.h"
 #include "src/embed/model_location.h"
 #include "src/embed/ollama_embedder.h"
@@ -84,10 +85,16 @@ Result<std::unique_ptr<Embedder>> CreateEmbedder(const std::string& spec,
     if (!model.Found()) {
       return NotFound(model.NotFoundMessage(kUseLiteModelFileName));
     }
-    const std::string& path = model.path;
-    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local,
-                            LocalEmbedder::Load(path, encoder_options));
-    return std::unique_ptr<Embedder>(std::move(local));
+    const auto load = [path = model.path, encoder_options]() -> Result<std::unique_ptr<Embedder>> {
+      ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> local,
+                              LocalEmbedder::Load(path, encoder_options));
+      return std::unique_ptr<Embedder>(std::move(local));
+    };
+    if (options.load_in_background) {
+      return std::unique_ptr<Embedder>(
+          new LoadingEmbedder(LocalEmbedder::SpaceOf(encoder_options), load));
+    }
+    return load();
   }
   // The remote providers: the spec's model, else the options' one, else
   // the provider's default.

@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <future>
 
+#include "src/common/local_models.h"
+#include "src/embed/hash_embedder.h"
+#include "src/embed/loading_embedder.h"
 #include "src/embed/local_embedder.h"
 
 namespace engram {
@@ -116,6 +121,89 @@ TEST(LocalEmbedderTest, EmbedsThroughTheConvertedModel) {
   EXPECT_GE((*document)[0].size(), 2u * 512);
   EXPECT_EQ((*document)[0].size() % 512, 0u);
   EXPECT_EQ((*query)[0].size(), 512u);
+}
+
+// A model loaded in the background embeds exactly as one loaded first,
+// in the same space.
+TEST(LocalEmbedderTest, AModelLoadedInTheBackgroundEmbedsAsOneLoadedFirst) {
+  const std::string models_dir = fs::path(ENGRAM_TEST_MODEL_FILE).parent_path().string();
+  EmbedderOptions background = ModelsIn(models_dir);
+  background.load_in_background = true;
+  for (const std::string spec : {"local", "local:use-lite-en-best-window"}) {
+    auto first = CreateEmbedder(spec, ModelsIn(models_dir));
+    auto later = CreateEmbedder(spec, background);
+    ASSERT_TRUE(first.ok() && later.ok()) << spec;
+    EXPECT_NE(dynamic_cast<const LoadingEmbedder*>(later->get()), nullptr) << spec;
+    EXPECT_EQ((*later)->Space().Key(), (*first)->Space().Key());
+    EXPECT_EQ((*later)->Space().MaxVectorsPerDocument(), (*first)->Space().MaxVectorsPerDocument());
+    const std::vector<std::string> texts = {"The deploy happens on Thursdays.", "green tea"};
+    for (const EmbedPurpose purpose : {EmbedPurpose::kQuery, EmbedPurpose::kDocument}) {
+      auto a = (*first)->Embed(texts, purpose);
+      auto b = (*later)->Embed(texts, purpose);
+      ASSERT_TRUE(a.ok() && b.ok()) << spec;
+      EXPECT_EQ(*a, *b) << spec;
+    }
+  }
+  // A model that is not one fails every Embed, naming the file.
+  const fs::path bad_dir = fs::path(testing::TempDir()) / "loading-embedder-bad-model";
+  fs::create_directories(bad_dir);
+  {
+    std::FILE* f = std::fopen((bad_dir / kUseLiteModelFileName).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a model", f);
+    std::fclose(f);
+  }
+  EmbedderOptions bad = ModelsIn(bad_dir.string());
+  bad.load_in_background = true;
+  auto broken = CreateEmbedder("local", bad);
+  ASSERT_TRUE(broken.ok()) << broken.status().ToString();
+  for (int i = 0; i < 2; ++i) {
+    auto v = (*broken)->Embed({"x"}, EmbedPurpose::kQuery);
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.status().message().find(kUseLiteModelFileName), std::string::npos)
+        << v.status().ToString();
+  }
+  bad.load_in_background = false;
+  EXPECT_FALSE(CreateEmbedder("local", bad).ok());
+  fs::remove_all(bad_dir);
+}
+
+TEST(LoadingEmbedderTest, SpaceAnswersBeforeTheLoadAndEmbedWaitsForIt) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  const HashEmbedder inner_reference(16);
+  LoadingEmbedder loading(inner_reference.Space(),
+                          [released]() -> Result<std::unique_ptr<Embedder>> {
+                            released.wait();
+                            return std::unique_ptr<Embedder>(new HashEmbedder(16));
+                          });
+  EXPECT_EQ(loading.Space().Key(), inner_reference.Space().Key());
+  auto embedded = std::async(std::launch::async,
+                             [&] { return loading.Embed({"red lamp"}, EmbedPurpose::kQuery); });
+  EXPECT_EQ(embedded.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  release.set_value();
+  auto v = embedded.get();
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, *inner_reference.Embed({"red lamp"}, EmbedPurpose::kQuery));
+}
+
+TEST(LoadingEmbedderTest, AFailedLoadOrAnotherSpaceFailsEveryEmbed) {
+  LoadingEmbedder failed(HashEmbedder(16).Space(), []() -> Result<std::unique_ptr<Embedder>> {
+    return Corruption("embed: model file m.bin: checksum mismatch");
+  });
+  for (int i = 0; i < 2; ++i) {
+    auto v = failed.Embed({"x"}, EmbedPurpose::kQuery);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().code(), StatusCode::kCorruption);
+    EXPECT_EQ(v.status().message(), "embed: model file m.bin: checksum mismatch");
+  }
+  LoadingEmbedder other(HashEmbedder(16).Space(), []() -> Result<std::unique_ptr<Embedder>> {
+    return std::unique_ptr<Embedder>(new HashEmbedder(32));
+  });
+  auto v = other.Embed({"x"}, EmbedPurpose::kQuery);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), StatusCode::kInternal);
+  EXPECT_NE(v.status().message().find("hash:fnv1a:32"), std::string::npos) << v.status().ToString();
 }
 
 }  // namespace

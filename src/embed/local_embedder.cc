@@ -2,6 +2,8 @@
 
 #include <unicode/uchar.h>
 
+#include <utility>
+
 #include "src/common/unicode.h"
 #include "src/common/utf8.h"
 
@@ -11,14 +13,18 @@ Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Load(const std::string& mo
                                                            const UseLiteEncoderOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<UseLiteEncoder> encoder,
                           UseLiteEncoder::Load(model_path, options));
+  return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder), SpaceOf(options)));
+}
+
+EmbeddingSpace LocalEmbedder::SpaceOf(const UseLiteEncoderOptions& options) {
   const char* model = options.long_text == UseLiteLongText::kWindows      ? kUseLiteWindowsModel
                       : options.long_text == UseLiteLongText::kBestWindow ? kUseLiteBestWindowModel
                                                                           : kUseLiteModel;
-  return std::unique_ptr<LocalEmbedder>(new LocalEmbedder(std::move(encoder), model));
+  return EmbeddingSpace{"local", model, UseLiteEncoder::kDimension};
 }
 
-LocalEmbedder::LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, const char* model)
-    : encoder_(std::move(encoder)), space_{"local", model, UseLiteEncoder::kDimension} {}
+LocalEmbedder::LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, EmbeddingSpace space)
+    : encoder_(std::move(encoder)), space_(std::move(space)) {}
 
 std::string LocalEmbedder::Prepare(const std::string& text) {
   bool upper = false;

@@ -27,6 +27,10 @@ class LocalEmbedder final : public Embedder {
   static Result<std::unique_ptr<LocalEmbedder>> Load(const std::string& model_path,
                                                      const UseLiteEncoderOptions& options = {});
 
+  // The space a model loaded with `options` embeds in, known before it
+  // loads.
+  static EmbeddingSpace SpaceOf(const UseLiteEncoderOptions& options);
+
   const EmbeddingSpace& Space() const override { return space_; }
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
                                                 EmbedPurpose purpose) const override;
@@ -38,7 +42,7 @@ class LocalEmbedder final : public Embedder {
   const UseLiteEncoder& Encoder() const { return *encoder_; }
 
  private:
-  LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, const char* model);
+  LocalEmbedder(std::unique_ptr<UseLiteEncoder> encoder, EmbeddingSpace space);
 
   std::unique_ptr<UseLiteEncoder> encoder_;
   EmbeddingSpace space_;

@@ -123,8 +123,10 @@ void RegisterSearch(CLI::App& app, Cli& cli) {
     // Its only writes are access counts and cached hypotheses, which a
     // crash of the machine may take: no sync at exit while the log is short.
     config->engine.keep_log_below_bytes = kSearchKeepsLogBelowBytes;
-    // One search alone: its query is embedded on the other core while the
-    // lexical hits are gathered.
+    // One search alone: the model loads on the other core while the store
+    // opens, and the query is embedded there while the lexical hits are
+    // gathered.
+    config->embedder.load_in_background = true;
     config->engine.overlap_query_embedding = true;
     const double rrf_k = config->engine.fusion.rrf_k;
     const Cli::Embedding embedding =

@@ -1,0 +1,32 @@
+#include "src/embed/loading_embedder.h"
+
+#include <utility>
+
+#include "src/common/run_beside.h"
+
+namespace engram {
+
+LoadingEmbedder::LoadingEmbedder(EmbeddingSpace space, Load load)
+    : space_(std::move(space)),
+      loaded_(RunBeside([load = std::move(load)]() -> Result<std::shared_ptr<const Embedder>> {
+                ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, load());
+                return std::shared_ptr<const Embedder>(std::move(embedder));
+              }).share()) {}
+
+LoadingEmbedder::~LoadingEmbedder() {
+  if (loaded_.valid()) loaded_.wait();
+}
+
+Result<std::vector<std::vector<float>>> LoadingEmbedder::Embed(
+    const std::vector<std::string>& texts, EmbedPurpose purpose) const {
+  const Result<std::shared_ptr<const Embedder>>& loaded = loaded_.get();
+  if (!loaded.ok()) return loaded.status();
+  const Embedder& embedder = **loaded;
+  if (embedder.Space().Key() != space_.Key()) {
+    return Internal("embed: the model loaded embeds in " + embedder.Space().Key() + ", not " +
+                    space_.Key());
+  }
+  return embedder.Embed(texts, purpose);
+}
+
+}  // namespace engram
