@@ -359,6 +359,12 @@ struct EngineOptions {
   // idle machine, turns it on. A search that runs pseudo-relevance
   // feedback embeds first, as its first pass needs the vector.
   bool overlap_query_embedding = false;
+  // Keep the store's version links (which fact replaced which) in memory
+  // per connection between searches while none changes, up to 65,536 of
+  // them: a search looks up the links of its candidates, about a thousand.
+  // Default true. The CLI's one-shot commands turn it off: one search would
+  // read every link to use a few. SQLite stores only. Fixed at open.
+  bool keep_version_links = true;
   // Most time the access bookkeeping of a search (access_count and
   // last_accessed of the facts it returns) waits before it is written, in
   // one batch with other searches' on a background thread, in ms; range

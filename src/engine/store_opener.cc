@@ -53,6 +53,7 @@ Result<std::unique_ptr<Store>> OpenStoreConnection(const EngineOptions& opts) {
   // SQLite caps the map at its compile-time largest (2 GB by default).
   if (opts.map_store) store_options.mmap_bytes = std::numeric_limits<int64_t>::max();
   store_options.keep_log_below_bytes = opts.keep_log_below_bytes;
+  store_options.keep_version_links = opts.keep_version_links;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(store_options));
   return std::unique_ptr<Store>(std::move(store));
 }

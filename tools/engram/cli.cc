@@ -77,6 +77,7 @@ void Cli::ForOneShot(ResolvedConfig* config) {
   config->engine.readers = 0;
   config->engine.vector.flat_snapshots = true;
   config->engine.lexical_cache = false;          // one search: the store's index is faster
+  config->engine.keep_version_links = false;     // the same: it asks for a few links
   config->engine.vector.int8_scan = false;       // one scan: each float row read once
   config->engine.access_delay_ms = 0;            // written before exit, with no thread for it
   config->engine.vector.hnsw_save_delay_ms = 0;  // the same

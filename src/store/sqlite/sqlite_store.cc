@@ -142,7 +142,7 @@ SqliteStore::SqliteStore(SqliteStoreOptions options, std::shared_ptr<WalCheckpoi
       db_(std::move(db)),
       facts_(db_.get()),
       vectors_(db_.get()),
-      versions_(db_.get()),
+      versions_(db_.get(), options_.keep_version_links),
       hypotheses_(db_.get()),
       chunks_(db_.get()) {
   if (checkpointer_) checkpointer_->Attach(db_->handle());

@@ -50,6 +50,11 @@ struct SqliteStoreOptions {
   // writes that may be lost so: a one-shot search's access counts. Default 0:
   // always folded, SQLite's behaviour.
   int64_t keep_log_below_bytes = 0;
+  // Keep the store's version links in memory from one read transaction to
+  // the next while nothing changes them (SqliteVersionStore), at most
+  // kMaxKeptLinks of them, about 2 MB. Default true; false for a process
+  // that searches once, which would read every link to use a few.
+  bool keep_version_links = true;
 };
 
 class SqliteStore final : public Store {

@@ -15,6 +15,7 @@
 
 #include "src/store/fact_id.h"
 #include "src/store/sqlite/schema.h"
+#include "src/store/sqlite/sqlite_version_store.h"
 #include "tests/store_for_test.h"
 #include "tests/test_util.h"
 
@@ -255,6 +256,46 @@ TEST(FactStoreOpenTest, AShortLogIsLeftAtCloseOnlyWhenAskedAndRead) {
   add(keeping, long_texts);
   EXPECT_FALSE(std::filesystem::exists(log));
   EXPECT_EQ(count(), 302);
+}
+
+// A connection keeps the version links it read in memory for its next
+// read transactions unless opened not to; either way NewerThan answers
+// the same.
+TEST(FactStoreOpenTest, VersionLinksAreKeptInMemoryOnlyWhenAsked) {
+  testing::TempDir dir;
+  const std::string path = dir.File("memory.db");
+  int64_t older = 0;
+  int64_t newer = 0;
+  {
+    auto store = SqliteStore::Open(testing::StoreOptionsForTest(path));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    const Status made = (*store)->Transact([&]() -> Status {
+      ENGRAM_ASSIGN_OR_RETURN(older, (*store)->facts().Insert(Row("the port is 5432")));
+      ENGRAM_ASSIGN_OR_RETURN(newer, (*store)->facts().Insert(Row("the port is 5433")));
+      return (*store)->versions().Put("default", {older, newer, 0.9, true});
+    });
+    ASSERT_TRUE(made.ok()) << made.ToString();
+  }
+  for (const bool keep : {true, false}) {
+    SqliteStoreOptions options = testing::StoreOptionsForTest(path);
+    options.keep_version_links = keep;
+    auto store = SqliteStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    const auto& versions = static_cast<const SqliteVersionStore&>((*store)->versions());
+    for (int search = 0; search < 2; ++search) {
+      size_t found = 0;
+      const Status read = (*store)->ReadTransact([&]() -> Status {
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<VersionLink> links,
+                                (*store)->versions().NewerThan({"default"}, {older}));
+        found = links.size();
+        return Status::OK();
+      });
+      ASSERT_TRUE(read.ok()) << read.ToString();
+      EXPECT_EQ(found, 1U) << "keep " << keep << ", search " << search;
+      EXPECT_EQ(versions.LinksInMemory(), keep ? 1U : 0U)
+          << "keep " << keep << ", search " << search;
+    }
+  }
 }
 
 TEST(FactStoreOpenTest, ANewStoreIsPrivateAndComplete) {

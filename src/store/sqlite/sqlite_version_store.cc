@@ -39,7 +39,7 @@ Result<const SqliteVersionStore::KeptLinks*> SqliteVersionStore::LinksOfThisSnap
   // Only in a transaction that reads and has written nothing: its snapshot
   // is fixed, and what it reads is what others read. The pragma starts the
   // read of a transaction that has read nothing yet.
-  if (sqlite3_get_autocommit(db) != 0) return nullptr;
+  if (!keep_links_ || sqlite3_get_autocommit(db) != 0) return nullptr;
   ENGRAM_ASSIGN_OR_RETURN(const int64_t data_version, db_->QueryInt("PRAGMA data_version"));
   if (sqlite3_txn_state(db, "main") != SQLITE_TXN_READ) return nullptr;
   const int64_t own_changes = sqlite3_total_changes64(db);

@@ -5,7 +5,9 @@
 // NewerThan keeps the store's links in memory when they are few, for as
 // long as no connection changes the database: a search asks for the links
 // of about a thousand candidates twice, and on 10,000 facts reading them
-// from SQLite was about 3% of a server's search.
+// from SQLite was about 3% of a server's search. A connection made not to
+// keep them (a process that searches once, which would read every link to
+// use a few) reads the links it is asked for each time.
 //
 // Thread-safety: none; it works on its SqliteStore's connection.
 #ifndef ENGRAM_SRC_STORE_SQLITE_SQLITE_VERSION_STORE_H_
@@ -22,7 +24,8 @@ namespace engram {
 
 class SqliteVersionStore final : public VersionStore {
  public:
-  explicit SqliteVersionStore(SqliteDb* db) : db_(db) {}
+  // `keep_links`: whether NewerThan keeps the links in memory (above).
+  SqliteVersionStore(SqliteDb* db, bool keep_links) : db_(db), keep_links_(keep_links) {}
 
   Status Put(const std::string& scope, const VersionLink& link) override;
   // The links of the rowids asked are read in one walk of their range when
@@ -36,6 +39,8 @@ class SqliteVersionStore final : public VersionStore {
   // Most links NewerThan keeps in memory, about 32 bytes each: at most
   // 2 MB per connection (a server opens the readers' and its own).
   static constexpr size_t kMaxKeptLinks = 1 << 16;
+  // How many links are kept in memory now.
+  size_t LinksInMemory() const { return kept_.links.size(); }
 
  private:
   // Every link of the store, by older then newer rowid, as a read
@@ -54,6 +59,7 @@ class SqliteVersionStore final : public VersionStore {
   Result<const KeptLinks*> LinksOfThisSnapshot();
 
   SqliteDb* db_;
+  bool keep_links_;
   KeptLinks kept_;
 };
 
