@@ -11,12 +11,16 @@
 // threads. A hint: when the affinity cannot be read or set, the thread
 // runs where the kernel put it.
 //
+// When no thread can be started (a process at its limit), the task runs
+// on the thread that first asks for its result, as std::launch::deferred.
+//
 // Thread-safety: RunBeside may be called from any thread. The future waits
-// for the task when dropped, as std::async's does.
+// for a started task when dropped, as std::async's does.
 #ifndef ENGRAM_SRC_COMMON_RUN_BESIDE_H_
 #define ENGRAM_SRC_COMMON_RUN_BESIDE_H_
 
 #include <future>
+#include <system_error>
 #include <utility>
 
 namespace engram {
@@ -30,10 +34,15 @@ void AvoidCpu(int cpu);
 // `task()` on a new thread kept off the caller's current CPU.
 template <typename Task>
 auto RunBeside(Task task) -> std::future<decltype(task())> {
-  return std::async(std::launch::async, [task = std::move(task), cpu = CurrentCpu()]() mutable {
-    AvoidCpu(cpu);
-    return task();
-  });
+  try {
+    // A copy of the task: if no thread starts, the fallback needs it.
+    return std::async(std::launch::async, [task, cpu = CurrentCpu()]() mutable {
+      AvoidCpu(cpu);
+      return task();
+    });
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, std::move(task));
+  }
 }
 
 }  // namespace engram

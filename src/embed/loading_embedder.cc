@@ -13,10 +13,6 @@ LoadingEmbedder::LoadingEmbedder(EmbeddingSpace space, Load load)
                 return std::shared_ptr<const Embedder>(std::move(embedder));
               }).share()) {}
 
-LoadingEmbedder::~LoadingEmbedder() {
-  if (loaded_.valid()) loaded_.wait();
-}
-
 Result<std::vector<std::vector<float>>> LoadingEmbedder::Embed(
     const std::vector<std::string>& texts, EmbedPurpose purpose) const {
   const Result<std::shared_ptr<const Embedder>>& loaded = loaded_.get();

@@ -5,7 +5,8 @@
 // the load's error (every call, the same error).
 //
 // Thread-safety: Space and Embed may be called from any number of threads,
-// as the loaded embedder's Embed may. The destructor waits for the load.
+// as the loaded embedder's Embed may. The destructor waits for a load
+// under way (std::async's shared state).
 #ifndef ENGRAM_SRC_EMBED_LOADING_EMBEDDER_H_
 #define ENGRAM_SRC_EMBED_LOADING_EMBEDDER_H_
 
@@ -25,7 +26,6 @@ class LoadingEmbedder final : public Embedder {
 
   // Starts `load`, which must give an embedder of `space`.
   LoadingEmbedder(EmbeddingSpace space, Load load);
-  ~LoadingEmbedder() override;
   LoadingEmbedder(const LoadingEmbedder&) = delete;
   LoadingEmbedder& operator=(const LoadingEmbedder&) = delete;
 

@@ -155,8 +155,9 @@ class EngineImpl final : public Engine {
     bool Embedding() const { return !vector.empty() || pending.valid(); }
   };
   // The phases of Search (engine_search.cc): the query analysed, HyDE run
-  // and the query embedded (or its embedding begun), outside any lock; then candidates gathered,
-  // fused and loaded in one snapshot, access recorded and hits made.
+  // and the query embedded (or its embedding begun), outside any lock;
+  // then candidates gathered, fused and loaded in one snapshot, access
+  // recorded and hits made.
   // `served` (when given) receives what a caller reading more of the hits
   // needs (the feedback's first pass).
   struct Served {
