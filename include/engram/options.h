@@ -352,7 +352,7 @@ struct EngineOptions {
   // Embed a search's query on a thread of its own while the search brings
   // its vectors in step and gathers its lexical candidates, rather than
   // before them: the search's wall time falls by the shorter of the two
-  // (a one-shot blended search here embeds for about 3 ms and matches for
+  // (a one-shot blended search here embeds for about 2 ms and matches for
   // 2 to 4 ms), for the cost of one thread started per search. Default
   // false: a server's other threads are busy with other searches, so there
   // the thread only adds work. `engram search`, one search on an otherwise
