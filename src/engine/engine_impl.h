@@ -165,18 +165,20 @@ class EngineImpl final : public Engine {
     std::shared_ptr<VectorCache> cache;  // the vector cache searched; null if none
   };
   // With query.translate_vector and the local (English-only) model, a
-  // Portuguese query's `vector` becomes the normalised sum of its own and
-  // its English gloss's (BilingualDictionary::Gloss), reported in
-  // out->translation; a gloss that fails to embed is a warning.
+  // Portuguese query's (`language`, LexicalQuery::language) `vector`
+  // becomes the normalised sum of its own and its English gloss's
+  // (BilingualDictionary::Gloss), reported in out->translation; a gloss
+  // that fails to embed is a warning.
   void AddEnglishGloss(const EngineOptions& opts, const std::string& query,
-                       const LexicalQuery& lexical, std::vector<float>* vector,
+                       const std::string& language, std::vector<float>* vector,
                        QueryVector* out) const;
   PreparedQuery PrepareQuery(const EngineOptions& options, const std::string& query,
                              const SearchOptions& search, SearchResponse* response);
-  // The query's vector from its own text and HyDE's (`hypothesis_vector`,
-  // empty when none), as HydeSearchVector combines them.
+  // The query's vector from its own text, in `language`, and HyDE's
+  // (`hypothesis_vector`, empty when none), as HydeSearchVector combines
+  // them.
   QueryVector EmbedQuery(const EngineOptions& options, const std::string& query,
-                         const LexicalQuery& lexical,
+                         const std::string& language,
                          const std::vector<float>& hypothesis_vector) const;
   // Waits for the vector still being embedded, if any, and moves it and
   // its report into `query` and `response`.

@@ -339,12 +339,12 @@ Result<SearchResponse> EngineImpl::Search(const std::string& query, const Search
 }
 
 void EngineImpl::AddEnglishGloss(const EngineOptions& opts, const std::string& query,
-                                 const LexicalQuery& lexical, std::vector<float>* vector,
+                                 const std::string& language, std::vector<float>* vector,
                                  QueryVector* out) const {
   // USE-Lite reads English only; the HTTP providers' models read both.
   if (!opts.query.translate || !opts.query.translate_vector ||
       opts.embedder->Space().provider != "local" ||
-      lexical.language != LanguageName(Language::kPortuguese)) {
+      language != LanguageName(Language::kPortuguese)) {
     return;
   }
   std::string gloss = BilingualDictionary::PortugueseEnglish().Gloss(query);
@@ -359,7 +359,7 @@ void EngineImpl::AddEnglishGloss(const EngineOptions& opts, const std::string& q
 }
 
 EngineImpl::QueryVector EngineImpl::EmbedQuery(const EngineOptions& opts, const std::string& query,
-                                               const LexicalQuery& lexical,
+                                               const std::string& language,
                                                const std::vector<float>& hypothesis_vector) const {
   QueryVector out;
   std::vector<float> own;
@@ -367,7 +367,7 @@ EngineImpl::QueryVector EngineImpl::EmbedQuery(const EngineOptions& opts, const 
     auto v = EmbedOne(*opts.embedder, query, EmbedPurpose::kQuery);
     if (v.ok()) {
       own = std::move(*v);
-      AddEnglishGloss(opts, query, lexical, &own, &out);
+      AddEnglishGloss(opts, query, language, &own, &out);
     } else {
       out.warnings.push_back("query not embedded: " + v.status().message());
     }
@@ -414,12 +414,12 @@ EngineImpl::PreparedQuery EngineImpl::PrepareQuery(const EngineOptions& opts,
   if (opts.overlap_query_embedding) {
     // The thread reads the engine and its options, which outlive the
     // search: the future waits for the thread when it is dropped.
-    prepared.pending = RunBeside([this, &opts, query, lexical = prepared.lexical,
+    prepared.pending = RunBeside([this, &opts, query, language = prepared.lexical.language,
                                   hypothesis = std::move(hypothesis_vector)] {
-      return EmbedQuery(opts, query, lexical, hypothesis);
+      return EmbedQuery(opts, query, language, hypothesis);
     });
   } else {
-    UseQueryVector(EmbedQuery(opts, query, prepared.lexical, hypothesis_vector), &prepared,
+    UseQueryVector(EmbedQuery(opts, query, prepared.lexical.language, hypothesis_vector), &prepared,
                    response);
   }
   return prepared;
