@@ -9,10 +9,12 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include <sqlite3.h>
 
@@ -832,12 +834,50 @@ TEST_P(SemanticTest, ReaderConnectionsRankExactlyAsTheEnginesOwn) {
   EXPECT_FALSE(rankings[0][0].empty());
 }
 
-// EngineOptions::overlap_query_embedding changes when the query is
-// embedded, not what a search returns: every mode ranks, scores and warns
-// as when the query is embedded first, with a provider that answers and
-// with one that fails (the search then ranks without the vector signal).
+// The threads an embedder embedded queries on, other than `caller`.
+class QueryThreadEmbedder final : public Embedder {
+ public:
+  explicit QueryThreadEmbedder(std::shared_ptr<const Embedder> inner) : inner_(std::move(inner)) {}
+  const EmbeddingSpace& Space() const override { return inner_->Space(); }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                EmbedPurpose purpose) const override {
+    if (purpose == EmbedPurpose::kQuery) {
+      std::lock_guard lock(mutex_);
+      if (std::this_thread::get_id() == caller_) {
+        ++on_caller_;
+      } else {
+        ++elsewhere_;
+      }
+    }
+    return inner_->Embed(texts, purpose);
+  }
+  // Counts from now on, against the calling thread.
+  void Reset() {
+    std::lock_guard lock(mutex_);
+    caller_ = std::this_thread::get_id();
+    on_caller_ = elsewhere_ = 0;
+  }
+  std::pair<size_t, size_t> OnCallerAndElsewhere() const {
+    std::lock_guard lock(mutex_);
+    return {on_caller_, elsewhere_};
+  }
+
+ private:
+  std::shared_ptr<const Embedder> inner_;
+  mutable std::mutex mutex_;
+  std::thread::id caller_;
+  mutable size_t on_caller_ = 0;
+  mutable size_t elsewhere_ = 0;
+};
+
+// EngineOptions::overlap_query_embedding moves the query's embedding off
+// the searching thread and changes nothing a search returns: every mode
+// ranks, scores and warns as when the query is embedded first, with a
+// provider that answers and with one that fails (the search then ranks
+// without the vector signal).
 TEST_P(SemanticTest, EmbeddingBesideTheMatchSearchesAsEmbeddingFirst) {
-  const auto embedder = std::make_shared<testing::ScriptedFaultEmbedder>(64);
+  const auto faulty = std::make_shared<testing::ScriptedFaultEmbedder>(64);
+  const auto embedder = std::make_shared<QueryThreadEmbedder>(faulty);
   {
     auto engine = Open(embedder);
     for (int i = 0; i < 60; ++i) {
@@ -853,12 +893,13 @@ TEST_P(SemanticTest, EmbeddingBesideTheMatchSearchesAsEmbeddingFirst) {
   std::vector<Outcome> outcomes[2];
   for (const auto fault : {testing::ScriptedFaultEmbedder::Fault::kNone,
                            testing::ScriptedFaultEmbedder::Fault::kError}) {
-    embedder->set_fault(fault);
+    faulty->set_fault(fault);
     for (const bool overlap : {false, true}) {
       EngineOptions o = Options(embedder);
       o.overlap_query_embedding = overlap;
       auto engine = Engine::Open(o);
       ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+      embedder->Reset();
       for (const std::string& q : queries) {
         for (FusionMode mode :
              {FusionMode::kBlended, FusionMode::kLexical, FusionMode::kSemantic}) {
@@ -868,6 +909,11 @@ TEST_P(SemanticTest, EmbeddingBesideTheMatchSearchesAsEmbeddingFirst) {
           outcomes[overlap ? 1 : 0].emplace_back(std::move(ranking), r.warnings, r.semantic);
         }
       }
+      // Two of the three modes embed each query: on the searching thread,
+      // or on one of its own.
+      const auto [on_caller, elsewhere] = embedder->OnCallerAndElsewhere();
+      EXPECT_EQ(on_caller, overlap ? 0U : 2 * queries.size()) << "overlap " << overlap;
+      EXPECT_EQ(elsewhere, overlap ? 2 * queries.size() : 0U) << "overlap " << overlap;
     }
   }
   ASSERT_EQ(outcomes[0].size(), outcomes[1].size());
